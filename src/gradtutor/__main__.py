@@ -1,0 +1,3 @@
+from gradtutor.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,362 @@
+"""Runs user code one statement at a time and reports each step.
+
+The engine owns a persistent namespace, the observer (a torch function mode)
+and the snapshotter. ``run_code`` executes a code object under
+``sys.settrace``, tracing only code compiled from sources the engine was
+given; each time a statement finishes (the frame moves to another
+statement, returns, or raises) it takes a snapshot of the names that frame
+can see, detects events and hands a :class:`Step` to ``on_step``.
+
+It does no terminal I/O: front ends decide how to show steps.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import io
+import linecache
+import sys
+from dataclasses import dataclass, field
+from types import CodeType, FrameType
+from typing import Any, Callable, Iterator
+from contextlib import contextmanager
+
+import torch
+
+from gradtutor import autograd_graph as ag
+from gradtutor.events import NameTracker, detect_events, is_routine
+from gradtutor.model import Event, Step
+from gradtutor.observer import CallObserver, LineContext
+from gradtutor.snapshot import ExecInfo, Snapshotter
+from gradtutor.source_index import SourceIndex, StatementInfo
+from gradtutor.tracebacks import format_user_traceback
+
+_CO_OPTIMIZED = 0x0001
+_QUIET_EXCEPTIONS = (StopIteration, StopAsyncIteration, GeneratorExit, SystemExit, KeyboardInterrupt)
+
+
+@dataclass
+class _Frame:
+    """Stepping state of one running frame of user code."""
+
+    key: int
+    function: str
+    index: SourceIndex
+    is_module: bool
+    stmt: StatementInfo | None = None
+    exec_id: int = 0
+    lasti: int = -1
+    exception: BaseException | None = None
+    counts: dict[int, int] = field(default_factory=dict)
+    hidden: int = 0
+
+
+@dataclass
+class RunResult:
+    """How a run ended. ``exception`` is the uncaught exception (not SystemExit)."""
+
+    steps: list[Step]
+    exception: BaseException | None = None
+    traceback: str | None = None
+    exit_code: int = 0
+    hidden_steps: int = 0
+
+
+class Engine:
+    """Executes code with observation. One engine, one namespace.
+
+    ``max_iterations``: a statement that runs more often than this within
+    one frame (a loop body) yields visible steps only when an event other
+    than a routine one happens; the rest are counted in ``Step.extra["hidden"]``.
+    """
+
+    def __init__(
+        self,
+        namespace: dict[str, Any] | None = None,
+        *,
+        on_step: Callable[[Step], None] | None = None,
+        max_iterations: int = 3,
+        capture_output: bool = False,
+    ) -> None:
+        if namespace is None:
+            namespace = {"__name__": "__main__"}
+        # exec() inserts __builtins__; seed it so it never shows up as a new name.
+        namespace.setdefault("__builtins__", builtins)
+        self.namespace = namespace
+        self.on_step = on_step
+        self.max_iterations = max_iterations
+        self.capture_output = capture_output
+        self.registry = ag.TagRegistry()
+        self.context = LineContext()
+        self.observer = CallObserver(self.registry, self.context)
+        self.execs: dict[int, ExecInfo] = {}
+        self.snapshotter = Snapshotter(self.registry, self.execs)
+        self._indexes: dict[str, SourceIndex] = {}
+        self._frames: dict[int, _Frame] = {}
+        self._stack: list[_Frame] = []
+        self._trackers: dict[int, NameTracker] = {}
+        self._next_exec = 0
+        self._next_step = 0
+        self._seen_exceptions: dict[int, BaseException] = {}
+        self._out: io.StringIO | None = None
+        self._out_pos = 0
+        self._steps: list[Step] = []
+        self._hidden_total = 0
+        self.last_value: Any = None
+
+    # ---- sources ------------------------------------------------------------
+    def add_source(self, filename: str, source: str, tree: ast.Module | None = None) -> None:
+        """Make ``filename`` steppable and let tracebacks show its lines."""
+        self._indexes[filename] = SourceIndex(source, tree)
+        if filename.startswith("<"):
+            linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+
+    # ---- running ------------------------------------------------------------
+    def run_code(self, code: CodeType, filename: str | None = None) -> RunResult:
+        """Execute ``code`` in the namespace, stepping through traced sources.
+
+        Outcomes: normal completion (``exception`` None, exit_code 0); an
+        uncaught exception (``exception`` set, its user traceback formatted,
+        exit_code 1); ``SystemExit`` (exit_code from it). KeyboardInterrupt
+        propagates to the caller after the steps so far are reported.
+        """
+        self._steps = []
+        self._hidden_total = 0
+        result = RunResult(self._steps)
+        old_stdout = sys.stdout
+        if self.capture_output:
+            self._out = io.StringIO()
+            self._out_pos = 0
+            sys.stdout = self._out
+        try:
+            with self._observing():
+                exec(code, self.namespace)
+        except SystemExit as exc:
+            result.exit_code = _exit_code(exc)
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:  # the user's exception, reported not raised
+            result.exception = exc
+            result.traceback = format_user_traceback(exc)
+            result.exit_code = 1
+        finally:
+            self._finish_all()
+            sys.stdout = old_stdout
+            self._out = None
+            self._seen_exceptions.clear()
+        result.hidden_steps = self._hidden_total
+        return result
+
+    @contextmanager
+    def _observing(self) -> Iterator[None]:
+        old_trace = sys.gettrace()
+        self.observer.paused = False
+        with self.observer:
+            sys.settrace(self._global_trace)
+            try:
+                yield
+            finally:
+                sys.settrace(old_trace)
+
+    # ---- tracing ------------------------------------------------------------
+    def _global_trace(self, frame: FrameType, event: str, arg: Any) -> Any:
+        if event != "call":
+            return None
+        code = frame.f_code
+        index = self._indexes.get(code.co_filename)
+        if index is None or not _steppable(code):
+            return None
+        state = _Frame(
+            key=id(frame),
+            function=code.co_name,
+            index=index,
+            is_module=code.co_name == "<module>",
+        )
+        self._frames[state.key] = state
+        self._stack.append(state)
+        return self._local_trace
+
+    def _local_trace(self, frame: FrameType, event: str, arg: Any) -> Any:
+        state = self._frames.get(id(frame))
+        if state is None:
+            return None
+        if event == "line":
+            self._seen_exceptions.clear()
+            stmt = state.index.statement(frame.f_lineno)
+            lasti = frame.f_lasti
+            if state.stmt is not None and stmt.start == state.stmt.start and lasti > state.lasti:
+                state.lasti = lasti  # another physical line of the same statement
+                return self._local_trace
+            if state.stmt is not None:
+                self._finish(frame, state)
+            self._begin(state, stmt, lasti)
+        elif event == "exception":
+            exc = arg[1]
+            if id(exc) not in self._seen_exceptions and not isinstance(exc, _QUIET_EXCEPTIONS):
+                self._seen_exceptions[id(exc)] = exc
+                state.exception = exc
+        elif event == "return":
+            if state.stmt is not None:
+                self._finish(frame, state, returning=arg)
+            self._end_frame(state)
+        return self._local_trace
+
+    def _begin(self, state: _Frame, stmt: StatementInfo, lasti: int) -> None:
+        self._next_exec += 1
+        state.stmt = stmt
+        state.lasti = lasti
+        state.exec_id = self._next_exec
+        state.counts[stmt.start] = state.counts.get(stmt.start, 0) + 1
+        self.execs[state.exec_id] = ExecInfo(
+            state.exec_id, stmt.start, stmt.text, stmt.label, state.function
+        )
+        self.context.exec_id = state.exec_id
+        self.context.line = stmt.start
+
+    def _end_frame(self, state: _Frame) -> None:
+        self._frames.pop(state.key, None)
+        self._trackers.pop(state.key, None)
+        self.snapshotter.forget_frame(state.key)
+        if self._stack and self._stack[-1] is state:
+            self._stack.pop()
+        else:
+            try:
+                self._stack.remove(state)
+            except ValueError:
+                pass
+        if self._stack:
+            caller = self._stack[-1]
+            self.context.exec_id = caller.exec_id
+            self.context.line = caller.stmt.start if caller.stmt else None
+
+    def _finish_all(self) -> None:
+        """Frames still open when the run ends (an uncaught exception) finish now."""
+        while self._stack:
+            state = self._stack[-1]
+            self._end_frame(state)
+
+    def _namespace_of(self, frame: FrameType, state: _Frame) -> dict[str, Any]:
+        if state.is_module:
+            return frame.f_globals
+        merged = dict(frame.f_globals)
+        merged.update(frame.f_locals)
+        return merged
+
+    def _finish(self, frame: FrameType, state: _Frame, returning: Any = None) -> None:
+        """The pending statement of ``frame`` completed: snapshot, detect, report."""
+        stmt = state.stmt
+        assert stmt is not None
+        observer = self.observer
+        observer.paused = True
+        try:
+            namespace = self._namespace_of(frame, state)
+            if isinstance(returning, torch.Tensor) and returning.grad_fn is not None:
+                # Nodes only reachable from a return value belong to this line.
+                self.registry.tag_graph(returning.grad_fn, state.exec_id, stmt.start)
+            self._record_const_reads(state, stmt, namespace)
+            snapshot = self.snapshotter.take(
+                namespace, exec_id=state.exec_id, line=stmt.start, frame_key=state.key
+            )
+            tracker = self._trackers.setdefault(state.key, NameTracker())
+            exception = state.exception
+            events = detect_events(
+                line=stmt.start,
+                iteration=state.counts.get(stmt.start, 1),
+                namespace=namespace,
+                tracker=tracker,
+                snapshot=snapshot,
+                records=observer.take_records(),
+                exception=exception,
+                error_details=observer.error_details,
+            )
+            if exception is not None:
+                observer.error_details.pop(id(exception), None)
+            events = [_with_sources(e, state.index) for e in events]
+            state.exception = None
+            self._prune_execs()
+            iteration = state.counts.get(stmt.start, 1)
+            hidden = iteration > self.max_iterations and all(is_routine(e) for e in events)
+            output = self._take_output()
+            if hidden and not output:
+                state.hidden += 1
+                self._hidden_total += 1
+                return
+            self._next_step += 1
+            step = Step(
+                index=state.exec_id,
+                line=stmt.start,
+                source=stmt.text,
+                snapshot=snapshot,
+                events=tuple(events),
+                output=output,
+                function=state.function,
+                iteration=iteration,
+                traceback=None,
+                extra={"hidden": state.hidden} if state.hidden else {},
+            )
+            state.hidden = 0
+            self._steps.append(step)
+            if self.on_step is not None:
+                self.on_step(step)
+        finally:
+            observer.paused = False
+
+    def _record_const_reads(
+        self, state: _Frame, stmt: StatementInfo, namespace: dict[str, Any]
+    ) -> None:
+        info = self.execs.get(state.exec_id)
+        if info is None:
+            return
+        consts = []
+        for name in stmt.reads:
+            value = namespace.get(name)
+            if isinstance(value, torch.Tensor) and not value.requires_grad:
+                consts.append(self.registry.leaf_tag(value))
+        info.const_reads = consts
+
+    def _prune_execs(self) -> None:
+        keep = self.snapshotter.live_execs | {f.exec_id for f in self._stack}
+        if len(self.execs) > len(keep):
+            for exec_id in [e for e in self.execs if e not in keep]:
+                del self.execs[exec_id]
+
+    def _take_output(self) -> str:
+        if self._out is None:
+            return ""
+        text = self._out.getvalue()
+        chunk = text[self._out_pos :]
+        self._out_pos = len(text)
+        return chunk
+
+
+_LINE_FIELDS = ("node_line", "freed_by_line", "modified_at_line")
+
+
+def _with_sources(event: Event, index: SourceIndex) -> Event:
+    """Add the source text of the lines an event refers to (``node_source``...)."""
+    extra = {}
+    for key in _LINE_FIELDS:
+        line = event.get(key)
+        if isinstance(line, int):
+            extra[key.replace("_line", "_source")] = index.statement(line).text
+    if not extra:
+        return event
+    return Event(event.kind, event.line, event.fields + tuple(extra.items()))
+
+
+def _steppable(code: CodeType) -> bool:
+    """Module code and real functions; not class bodies, lambdas or comprehensions."""
+    if code.co_name == "<module>":
+        return True
+    return bool(code.co_flags & _CO_OPTIMIZED) and not code.co_name.startswith("<")
+
+
+def _exit_code(exc: SystemExit) -> int:
+    code = exc.code
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code
+    print(code, file=sys.stderr)
+    return 1

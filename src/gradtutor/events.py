@@ -1,0 +1,261 @@
+"""Events: what a step did, from the calls it made and the names it changed.
+
+``detect_events`` combines three sources, in this order:
+
+1. the records the observer made of the step's autograd calls (backward,
+   detach, retain_grad, ``.grad`` reads, in-place ops);
+2. the difference between the names the frame had before and after the step
+   (a name bound, rebound, or bound to a bigger graph that contains its old one);
+3. the exception the step raised, if any, classified by cause.
+
+Event kinds and their fields are listed in ``EVENT_KINDS``; each has an
+explanation in every language under ``lessons/explanations/``.
+"""
+
+from __future__ import annotations
+
+import weakref
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+import torch
+
+from gradtutor.model import OP, Event, Graph, Snapshot
+from gradtutor.observer import (
+    BackwardRecord,
+    DetachRecord,
+    InplaceRecord,
+    RetainGradRecord,
+    WarningRecord,
+    classify_error,
+)
+
+EVENT_KINDS = (
+    "name-bound",
+    "name-rebound",
+    "backward",
+    "grad-accumulated",
+    "detached",
+    "retain-grad",
+    "inplace",
+    "graph-growth",
+    "warning",
+    "error",
+)
+ERROR_CAUSES = (
+    "second-backward",
+    "inplace-modified",
+    "leaf-inplace",
+    "no-grad-fn",
+    "non-scalar-backward",
+    "other",
+)
+WARNING_CAUSES = ("non-leaf-grad",)
+
+# Events that happen on every iteration of an ordinary loop. A loop
+# iteration past the first few is shown only when something else happens.
+ROUTINE = {"name-bound", "backward", "detached", "retain-grad", "inplace"}
+
+
+def is_routine(event: Event) -> bool:
+    if event.kind == "name-rebound":
+        return not event.get("old_in_graph")
+    return event.kind in ROUTINE
+
+
+@dataclass(frozen=True)
+class _Bound:
+    ref: weakref.ref[torch.Tensor]
+    node: str | None
+
+
+class NameTracker:
+    """What each name of one frame referred to after the previous step."""
+
+    def __init__(self) -> None:
+        self.bound: dict[str, _Bound] = {}
+
+
+def _names_by_id(namespace: Mapping[str, Any]) -> dict[int, list[str]]:
+    out: dict[int, list[str]] = {}
+    for name, value in namespace.items():
+        if isinstance(value, torch.Tensor) and not name.startswith("__"):
+            out.setdefault(id(value), []).append(name)
+    return out
+
+
+def _param_paths(namespace: Mapping[str, Any]) -> dict[int, tuple[str, str]]:
+    """``id(param)`` -> (module name, parameter path) for named modules."""
+    out: dict[int, tuple[str, str]] = {}
+    for name, value in namespace.items():
+        if isinstance(value, torch.nn.Module) and not name.startswith("__"):
+            for p_name, p in value.named_parameters():
+                out.setdefault(id(p), (name, f"{name}.{p_name}"))
+    return out
+
+
+def detect_events(
+    *,
+    line: int,
+    iteration: int,
+    namespace: Mapping[str, Any],
+    tracker: NameTracker,
+    snapshot: Snapshot,
+    records: list[Any],
+    exception: BaseException | None = None,
+    error_details: Mapping[int, Mapping[str, Any]] | None = None,
+) -> list[Event]:
+    """All events of one step; updates ``tracker`` to the names after it."""
+    ids = _names_by_id(namespace)
+    events: list[Event] = []
+
+    def name_of(ref: weakref.ref[torch.Tensor] | None) -> str | None:
+        t = ref() if ref is not None else None
+        if t is None:
+            return None
+        names = ids.get(id(t))
+        return names[0] if names else None
+
+    params: dict[int, tuple[str, str]] | None = None
+    for rec in records:
+        rec_line = rec.line if rec.line is not None else line
+        if isinstance(rec, BackwardRecord):
+            root = name_of(rec.roots[0]) if rec.roots else None
+            events.append(
+                Event.make(
+                    "backward",
+                    rec_line,
+                    api=rec.api,
+                    root=root,
+                    retain_graph=rec.retain_graph,
+                    create_graph=rec.create_graph,
+                    freed=rec.freed,
+                )
+            )
+            if rec.accumulated:
+                if params is None:
+                    params = _param_paths(namespace)
+                events.extend(_accumulated_events(rec, rec_line, name_of, params))
+        elif isinstance(rec, DetachRecord):
+            name = name_of(rec.ref)
+            if name is not None:
+                events.append(
+                    Event.make("detached", rec_line, name=name, how=rec.how, source=name_of(rec.source))
+                )
+        elif isinstance(rec, RetainGradRecord):
+            events.append(Event.make("retain-grad", rec_line, name=name_of(rec.ref)))
+        elif isinstance(rec, WarningRecord):
+            events.append(Event.make("warning", rec_line, cause=rec.cause, name=name_of(rec.ref)))
+        elif isinstance(rec, InplaceRecord):
+            events.append(
+                Event.make("inplace", rec_line, name=name_of(rec.ref), op=rec.op, version=rec.version)
+            )
+
+    events.extend(_name_events(line, iteration, namespace, tracker, snapshot.ops))
+
+    if exception is not None:
+        events.append(_error_event(line, exception, (error_details or {}).get(id(exception), {}), name_of))
+    return _dedupe(events)
+
+
+def _accumulated_events(
+    rec: BackwardRecord,
+    line: int,
+    name_of: Any,
+    params: dict[int, tuple[str, str]],
+) -> list[Event]:
+    events: list[Event] = []
+    by_module: dict[str, int] = {}
+    for ref in rec.accumulated:
+        name = name_of(ref)
+        if name is not None:
+            events.append(Event.make("grad-accumulated", line, name=name))
+            continue
+        leaf = ref()
+        if leaf is not None and id(leaf) in params:
+            module = params[id(leaf)][0]
+            by_module[module] = by_module.get(module, 0) + 1
+    for module, count in by_module.items():
+        events.append(Event.make("grad-accumulated", line, name=module, parameters=count))
+    return events
+
+
+def _name_events(
+    line: int, iteration: int, namespace: Mapping[str, Any], tracker: NameTracker, ops: Graph
+) -> list[Event]:
+    events: list[Event] = []
+    live_ids = {n.id for n in ops.nodes if not n.dropped}
+    current: dict[str, _Bound] = {}
+    for name, value in namespace.items():
+        if not isinstance(value, torch.Tensor) or name.startswith("__"):
+            continue
+        node = _node_id(ops, name)
+        current[name] = _Bound(weakref.ref(value), node)
+        old = tracker.bound.get(name)
+        if old is None:
+            events.append(Event.make("name-bound", line, name=name, node=node))
+            continue
+        old_value = old.ref()
+        if old_value is not value:
+            old_in_graph = old.node is not None and old.node in live_ids
+            events.append(
+                Event.make("name-rebound", line, name=name, old_in_graph=old_in_graph, old_node=old.node, node=node)
+            )
+        if iteration > 1 and node is not None and old.node is not None and old.node != node:
+            ancestors = _ancestors(ops, node)
+            if old.node in ancestors:
+                nodes = sum(1 for n in ops.nodes if n.id in ancestors and n.kind == OP)
+                events.append(Event.make("graph-growth", line, name=name, nodes=nodes))
+    tracker.bound = current
+    return events
+
+
+def _node_id(ops: Graph, name: str) -> str | None:
+    node = ops.by_name(name)
+    return node.id if node is not None else None
+
+
+def _ancestors(ops: Graph, node_id: str) -> set[str]:
+    """``node_id`` and every node it was computed from."""
+    inputs: dict[str, list[str]] = {}
+    for e in ops.edges:
+        inputs.setdefault(e.dst, []).append(e.src)
+    seen = {node_id}
+    stack = [node_id]
+    while stack:
+        for src in inputs.get(stack.pop(), ()):
+            if src not in seen:
+                seen.add(src)
+                stack.append(src)
+    return seen
+
+
+def _error_event(
+    line: int, exc: BaseException, details: Mapping[str, Any], name_of: Any
+) -> Event:
+    cause = classify_error(exc)
+    fields: dict[str, Any] = {
+        "cause": cause,
+        "exception": type(exc).__name__,
+        "message": str(exc),
+    }
+    for key, value in details.items():
+        if key == "tensor_ref":
+            fields["name"] = name_of(value)
+        else:
+            fields[key] = value
+    return Event.make("error", line, **fields)
+
+
+def _dedupe(events: list[Event]) -> list[Event]:
+    seen: set[Event] = set()
+    out: list[Event] = []
+    for e in events:
+        try:
+            if e in seen:
+                continue
+            seen.add(e)
+        except TypeError:  # an unhashable field value; keep it
+            pass
+        out.append(e)
+    return out

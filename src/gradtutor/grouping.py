@@ -1,0 +1,141 @@
+"""The statement view: the op graph regrouped the way users think about it.
+
+Users think in statements, not autograd nodes: ``torch.matmul(x, w)`` with a
+1-D ``x`` records Squeeze and Mm nodes, but the user wrote one line. Here
+every autograd node created by one execution of one statement becomes one
+node labelled with that statement's expression; each parameter of a named
+``nn.Module`` folds into one node per module; and the named tensors without
+requires_grad that a statement read (the seeds' ``x`` and ``y``) become its
+inputs.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from gradtutor.model import (
+    LEAF,
+    MODULE,
+    OP,
+    SAVED_FREED,
+    SAVED_MODIFIED,
+    SAVED_NONE,
+    SAVED_PRESENT,
+    STATEMENT,
+    Edge,
+    Graph,
+    Node,
+)
+
+_SAVED_PRIORITY = (SAVED_FREED, SAVED_MODIFIED, SAVED_PRESENT, SAVED_NONE)
+
+
+def group_statements(
+    ops: Graph,
+    *,
+    execs: Mapping[int, Any],
+    live_execs: set[int],
+    const_nodes: Mapping[int, tuple[Node, ...]],
+    module_sizes: Mapping[str, int],
+) -> Graph:
+    """Group ``ops`` by statement execution; see the module docstring.
+
+    ``execs`` maps an execution id to its ``ExecInfo`` (line, source, label);
+    ``const_nodes`` the const inputs each execution read; ``module_sizes``
+    the parameter count of each named module.
+    """
+    group_of: dict[str, str] = {}
+    members: dict[str, list[Node]] = {}
+    order: list[str] = []
+
+    def add(group: str, node: Node) -> None:
+        group_of[node.id] = group
+        if group not in members:
+            members[group] = []
+            order.append(group)
+        members[group].append(node)
+
+    for name in module_sizes:
+        members.setdefault(f"m:{name}", [])
+        order.append(f"m:{name}")
+    for node in ops.nodes:
+        if node.kind == OP:
+            add(f"s{node.step}", node)
+        elif node.kind == LEAF and node.detail and not node.names:
+            add(f"m:{node.detail}", node)
+        else:
+            add(node.id, node)
+
+    nodes: dict[str, Node] = {}
+    for group in order:
+        if group.startswith("m:"):
+            name = group[2:]
+            nodes[group] = Node(
+                id=group,
+                kind=MODULE,
+                label=name,
+                names=(name,),
+                requires_grad=True,
+                has_grad=any(m.has_grad for m in members[group]),
+                detail=f"{module_sizes.get(name, 0)} parameters",
+            )
+        elif group.startswith("s"):
+            nodes[group] = _statement_node(group, members[group], execs)
+        else:
+            nodes[group] = members[group][0]
+
+    edges: list[Edge] = []
+    seen: set[tuple[str, str]] = set()
+
+    def link(src: str, dst: str) -> None:
+        if src != dst and (src, dst) not in seen:
+            seen.add((src, dst))
+            edges.append(Edge(src, dst))
+
+    # Const inputs first, so a statement's inputs are listed in reading order.
+    consts: dict[str, Node] = {}
+    for exec_id in sorted(live_execs):
+        for const in const_nodes.get(exec_id, ()):
+            consts.setdefault(const.id, const)
+            link(const.id, f"s{exec_id}")
+    for edge in ops.edges:
+        link(group_of[edge.src], group_of[edge.dst])
+
+    ordered = list(consts.values()) + [nodes[g] for g in order]
+    return Graph(tuple(ordered), tuple(edges))
+
+
+def _statement_node(group: str, members: list[Node], execs: Mapping[int, Any]) -> Node:
+    info = execs.get(members[0].step) if members[0].step is not None else None
+    named = [m for m in members if m.names]
+    # The statement's output: the node its targets are bound to, else the newest.
+    output = named[-1] if named else members[-1]
+    names: list[str] = []
+    former: list[str] = []
+    for m in members:
+        names.extend(n for n in m.names if n not in names)
+    if not names:
+        for m in members:
+            former.extend(n for n in m.former_names if n not in former)
+    saved = next(
+        (state for state in _SAVED_PRIORITY if any(m.saved == state for m in members)), SAVED_NONE
+    )
+    freed_by = next((m.freed_by_line for m in members if m.freed_by_line is not None), None)
+    return Node(
+        id=group,
+        kind=STATEMENT,
+        label=info.label if info else output.label,
+        names=tuple(names),
+        former_names=tuple(former),
+        line=info.line if info else output.line,
+        source=info.source if info else output.source,
+        step=output.step,
+        requires_grad=True,
+        shape=output.shape,
+        dtype=output.dtype,
+        saved=saved,
+        freed_by_line=freed_by,
+        has_grad=any(m.has_grad for m in members),
+        retains_grad=any(m.retains_grad for m in members),
+        ops=tuple(m.label for m in members),
+    )

@@ -1,0 +1,232 @@
+"""Plain data shared by every stage after the autograd walk.
+
+Nothing here imports torch. Snapshots, graphs, events and steps are frozen
+dataclasses, so tests compare them with ``==`` and every front end (text,
+JSON, the shell, exporters) reads the same values.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterator, Mapping
+
+# Node kinds.
+OP = "op"  # one autograd node (op view)
+LEAF = "leaf"  # a tensor with requires_grad and no grad_fn
+CONST = "const"  # a named tensor without requires_grad that a statement read
+MODULE = "module"  # the parameters of one named nn.Module (statement view)
+STATEMENT = "statement"  # the autograd nodes one step created (statement view)
+
+# What a node's saved tensors are doing.
+SAVED_PRESENT = "present"  # saved tensors are held: backward can run through it
+SAVED_FREED = "freed"  # a backward without retain_graph released them
+SAVED_NONE = "none"  # it saved no tensors: it can be traversed again
+SAVED_MODIFIED = "modified"  # a saved tensor was changed in place since it was saved
+
+# Graph levels.
+LEVEL_STATEMENTS = "statements"
+LEVEL_OPS = "ops"
+
+
+@dataclass(frozen=True)
+class Node:
+    """One box of a drawing.
+
+    ``id`` is stable across snapshots for as long as the underlying tensor or
+    autograd node lives ("n<serial>" for autograd nodes, "t<serial>" for
+    tensors, "s<step>" for statement groups, "m<serial>" for modules).
+    """
+
+    id: str
+    kind: str
+    label: str
+    names: tuple[str, ...] = ()
+    former_names: tuple[str, ...] = ()
+    line: int | None = None
+    source: str | None = None
+    step: int | None = None
+    requires_grad: bool = True
+    shape: tuple[int, ...] | None = None
+    dtype: str | None = None
+    saved: str = SAVED_NONE
+    freed_by_line: int | None = None
+    has_grad: bool = False
+    retains_grad: bool = False
+    ops: tuple[str, ...] = ()
+    detail: str = ""
+    dropped: bool = False
+
+    @property
+    def is_ghost(self) -> bool:
+        """Drawn dimmed: dropped this step, or lost its name but still in the graph."""
+        return self.dropped or (not self.names and bool(self.former_names))
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "id": self.id,
+            "kind": self.kind,
+            "label": self.label,
+            "names": list(self.names),
+            "line": self.line,
+            "requires_grad": self.requires_grad,
+            "saved": self.saved,
+        }
+        if self.former_names:
+            out["former_names"] = list(self.former_names)
+        if self.source is not None:
+            out["source"] = self.source
+        if self.shape is not None:
+            out["shape"] = list(self.shape)
+        if self.dtype is not None:
+            out["dtype"] = self.dtype
+        if self.freed_by_line is not None:
+            out["freed_by_line"] = self.freed_by_line
+        if self.kind == LEAF:
+            out["has_grad"] = self.has_grad
+        if self.retains_grad:
+            out["retains_grad"] = True
+        if self.ops:
+            out["ops"] = list(self.ops)
+        if self.detail:
+            out["detail"] = self.detail
+        if self.dropped:
+            out["dropped"] = True
+        return out
+
+
+@dataclass(frozen=True)
+class Edge:
+    """Data flows from ``src`` into ``dst`` (``dst`` used ``src`` as its input)."""
+
+    src: str
+    dst: str
+
+    def to_json(self) -> list[str]:
+        return [self.src, self.dst]
+
+
+@dataclass(frozen=True)
+class Graph:
+    """Nodes in creation order (inputs before the nodes that use them) and edges."""
+
+    nodes: tuple[Node, ...] = ()
+    edges: tuple[Edge, ...] = ()
+
+    def node(self, node_id: str) -> Node:
+        for n in self.nodes:
+            if n.id == node_id:
+                return n
+        raise KeyError(node_id)
+
+    def by_name(self, name: str) -> Node | None:
+        for n in self.nodes:
+            if name in n.names:
+                return n
+        return None
+
+    def __iter__(self) -> Iterator[Node]:
+        return iter(self.nodes)
+
+    def __len__(self) -> int:
+        return len(self.nodes)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "nodes": [n.to_json() for n in self.nodes],
+            "edges": [e.to_json() for e in self.edges],
+        }
+
+
+@dataclass(frozen=True)
+class Binding:
+    """A name in the frame being observed and what it refers to."""
+
+    name: str
+    type_name: str  # "Tensor", "Linear", "int", ...
+    node: str | None = None  # op-view node id of the tensor, when it is in a graph
+    summary: str = ""  # short description: "tensor(42., requires_grad=True)"
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """The autograd state after one step, as seen from one frame."""
+
+    step: int
+    line: int | None
+    ops: Graph
+    statements: Graph
+    bindings: tuple[Binding, ...] = ()
+    grads: tuple[tuple[str, Any], ...] = ()
+
+    def graph(self, level: str = LEVEL_STATEMENTS) -> Graph:
+        return self.ops if level == LEVEL_OPS else self.statements
+
+    def grad(self, name: str) -> Any:
+        for n, value in self.grads:
+            if n == name:
+                return value
+        raise KeyError(name)
+
+
+@dataclass(frozen=True)
+class Event:
+    """Something the learner should know happened. ``fields`` depend on ``kind``."""
+
+    kind: str
+    line: int
+    fields: tuple[tuple[str, Any], ...] = ()
+
+    @classmethod
+    def make(cls, kind: str, line: int, **fields: Any) -> Event:
+        return cls(kind, line, tuple(fields.items()))
+
+    def get(self, key: str, default: Any = None) -> Any:
+        for k, v in self.fields:
+            if k == key:
+                return v
+        return default
+
+    def __getitem__(self, key: str) -> Any:
+        for k, v in self.fields:
+            if k == key:
+                return v
+        raise KeyError(key)
+
+    @property
+    def data(self) -> Mapping[str, Any]:
+        return dict(self.fields)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "line": self.line, **dict(self.fields)}
+
+
+@dataclass(frozen=True)
+class Step:
+    """One executed line (or one shell input) and what it did."""
+
+    index: int
+    line: int
+    source: str
+    snapshot: Snapshot
+    events: tuple[Event, ...] = ()
+    output: str = ""
+    function: str = "<module>"
+    iteration: int = 1
+    value: str | None = None  # repr of an expression statement's value (shell only)
+    traceback: str | None = None  # the user's own traceback, when the step raised
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_json(self, level: str = LEVEL_STATEMENTS) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "line": self.line,
+            "source": self.source,
+            "function": self.function,
+            "iteration": self.iteration,
+            "events": [e.to_json() for e in self.events],
+            "grads": dict(self.snapshot.grads),
+            "graph": self.snapshot.graph(level).to_json(),
+            "output": self.output,
+        }
+        if self.traceback is not None:
+            out["traceback"] = self.traceback
+        return out

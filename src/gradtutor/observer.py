@@ -1,0 +1,303 @@
+"""Records the autograd calls a step makes, without changing what they do.
+
+A :class:`torch.overrides.TorchFunctionMode` sees every torch call the user's
+code makes, including ``backward``, ``torch.autograd.grad``, ``detach``,
+in-place ops, ``retain_grad`` and reads of ``.grad`` / ``.data``. The mode
+calls the real function with the same arguments and returns its result (or
+lets its exception through unchanged); around it, it tags new autograd
+nodes with the line being executed and appends plain records to
+:attr:`CallObserver.records`. Tensors in records are held by weak reference
+only.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+import weakref
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import torch
+from torch.overrides import TorchFunctionMode
+
+from gradtutor import autograd_graph as ag
+from gradtutor.model import SAVED_FREED, SAVED_MODIFIED
+
+TensorRef = "weakref.ref[torch.Tensor]"
+
+
+@dataclass
+class LineContext:
+    """Where the user's program is: set by the stepper, read by the observer."""
+
+    exec_id: int = 0
+    line: int | None = None
+
+
+@dataclass
+class BackwardRecord:
+    line: int | None
+    api: str  # "backward" or "autograd.grad"
+    retain_graph: bool
+    create_graph: bool
+    freed: int = 0
+    accumulated: list[weakref.ref[torch.Tensor]] = field(default_factory=list)
+    first_grads: list[weakref.ref[torch.Tensor]] = field(default_factory=list)
+    roots: list[weakref.ref[torch.Tensor]] = field(default_factory=list)
+
+
+@dataclass
+class DetachRecord:
+    line: int | None
+    how: str  # "detach", "detach_", "data", "no_grad"
+    ref: weakref.ref[torch.Tensor]
+    source: weakref.ref[torch.Tensor] | None = None
+
+
+@dataclass
+class InplaceRecord:
+    line: int | None
+    op: str
+    ref: weakref.ref[torch.Tensor]
+    version: int
+    shape: tuple[int, ...]
+
+
+@dataclass
+class RetainGradRecord:
+    line: int | None
+    ref: weakref.ref[torch.Tensor]
+
+
+@dataclass
+class WarningRecord:
+    line: int | None
+    cause: str
+    ref: weakref.ref[torch.Tensor] | None
+
+
+Record = "BackwardRecord | DetachRecord | InplaceRecord | RetainGradRecord | WarningRecord"
+
+_GRAD_GET = torch.Tensor.grad.__get__
+_DATA_GET = torch.Tensor.data.__get__
+# Methods named like in-place ops that do not change a tensor's values.
+_NOT_INPLACE = {"requires_grad_", "share_memory_", "retain_grad", "detach_", "record_stream"}
+_VERSION_RE = re.compile(r"is at version (\d+)")
+
+# Error causes, by a stable part of torch's message.
+_CAUSES = (
+    ("second-backward", (ag.FREED_MESSAGE, ag.FREED_MESSAGE_ALT)),
+    ("inplace-modified", (ag.INPLACE_MESSAGE,)),
+    ("leaf-inplace", ("leaf Variable that requires grad", "a leaf Variable that requires grad")),
+    ("no-grad-fn", ("does not require grad and does not have a grad_fn",)),
+    ("non-scalar-backward", ("grad can be implicitly created only for scalar outputs",)),
+)
+
+
+def classify_error(exc: BaseException) -> str:
+    """The event cause for an exception: one of ``_CAUSES`` or ``other``."""
+    text = str(exc)
+    if isinstance(exc, RuntimeError):
+        for cause, needles in _CAUSES:
+            if any(n in text for n in needles):
+                return cause
+    return "other"
+
+
+def _tensors_in(value: Any) -> list[torch.Tensor]:
+    if isinstance(value, torch.Tensor):
+        return [value]
+    if isinstance(value, (list, tuple)):
+        return [v for v in value if isinstance(v, torch.Tensor)]
+    return []
+
+
+class CallObserver(TorchFunctionMode):
+    """The mode that watches the user's torch calls. ``paused`` lets the tutor's
+    own bookkeeping run without being observed."""
+
+    def __init__(self, registry: ag.TagRegistry, context: LineContext) -> None:
+        super().__init__()
+        self.registry = registry
+        self.context = context
+        self.records: list[Any] = []
+        self.inplace_history: list[InplaceRecord] = []
+        self.error_details: dict[int, dict[str, Any]] = {}
+        self.paused = False
+        self._special: dict[Any, Callable[..., Any]] = {
+            torch.Tensor.backward: self._on_backward,
+            torch.autograd.backward: self._on_backward,
+            torch.autograd.grad: self._on_backward,
+            torch.Tensor.detach: self._on_detach,
+            torch.Tensor.detach_: self._on_detach,
+            torch.Tensor.retain_grad: self._on_retain_grad,
+            _GRAD_GET: self._on_grad_read,
+            _DATA_GET: self._on_detach,
+        }
+        self._signatures: dict[Any, inspect.Signature] = {}
+
+    # ---- dispatch -----------------------------------------------------------
+    def __torch_function__(
+        self, func: Any, types: Any, args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None
+    ) -> Any:
+        kwargs = kwargs or {}
+        if self.paused:
+            return func(*args, **kwargs)
+        handler = self._special.get(func)
+        if handler is not None:
+            return handler(func, args, kwargs)
+        name = getattr(func, "__name__", "")
+        if (name.endswith("_") and not name.endswith("__") and name not in _NOT_INPLACE) or (
+            name == "__setitem__"
+        ):
+            return self._on_inplace(func, name, args, kwargs)
+        out = func(*args, **kwargs)
+        if not torch.is_grad_enabled() and any(
+            t.requires_grad for a in args for t in _tensors_in(a)
+        ):
+            for t in _tensors_in(out):
+                self.records.append(DetachRecord(self.context.line, "no_grad", weakref.ref(t)))
+        self._tag_outputs(out)
+        return out
+
+    def _tag_outputs(self, out: Any) -> None:
+        for t in _tensors_in(out):
+            fn = t.grad_fn
+            if fn is not None and ag.TAG_KEY not in fn.metadata:
+                self.registry.tag_graph(fn, self.context.exec_id, self.context.line)
+
+    # ---- handlers -----------------------------------------------------------
+    def _bind(self, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
+        sig = self._signatures.get(func)
+        if sig is None:
+            sig = self._signatures[func] = inspect.signature(func)
+        try:
+            return dict(sig.bind(*args, **kwargs).arguments)
+        except TypeError:
+            return {}
+
+    def _on_backward(self, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        bound = self._bind(func, args, kwargs)
+        if func is torch.Tensor.backward:
+            roots = _tensors_in(bound.get("self"))
+            api = "backward"
+        elif func is torch.autograd.grad:
+            roots = _tensors_in(bound.get("outputs"))
+            api = "autograd.grad"
+        else:
+            roots = _tensors_in(bound.get("tensors"))
+            api = "backward"
+        create = bool(bound.get("create_graph") or False)
+        retain = bound.get("retain_graph")
+        retain = create if retain is None else bool(retain)
+        line = self.context.line
+        grad_fns = [t.grad_fn for t in roots if t.grad_fn is not None]
+        for fn in grad_fns:
+            self.registry.tag_graph(fn, self.context.exec_id, line)
+        before = []
+        if api == "backward":
+            for leaf in ag.reachable_leaves(grad_fns):
+                g = leaf.grad
+                before.append((weakref.ref(leaf), g, None if g is None else g._version))
+        try:
+            out = func(*args, **kwargs)
+        except RuntimeError as exc:
+            self._explain_backward_error(exc, grad_fns)
+            raise
+        record = BackwardRecord(line, api, retain, create, roots=[weakref.ref(t) for t in roots])
+        if not retain:
+            record.freed = ag.mark_freed(grad_fns, line, self.registry)
+        for ref, old, old_version in before:
+            leaf = ref()
+            if leaf is None:
+                continue
+            new = leaf.grad
+            if old is None:
+                if new is not None:
+                    record.first_grads.append(ref)
+            elif new is not old or new._version != old_version:
+                record.accumulated.append(ref)
+        del before
+        self.records.append(record)
+        self._tag_outputs(out)
+        return out
+
+    def _explain_backward_error(self, exc: RuntimeError, grad_fns: list[Any]) -> None:
+        cause = classify_error(exc)
+        details: dict[str, Any] = {}
+        if cause == "second-backward":
+            # The node that stopped it was freed by an earlier call: its tag
+            # already says so. Nodes this failed call ran before stopping
+            # are freed now too, so mark them after choosing.
+            tag = ag.first_failing_node(grad_fns, SAVED_FREED, known=True)
+            ag.mark_freed(grad_fns, self.context.line, self.registry)
+            if tag is not None:
+                details = {
+                    "node": tag.node_id,
+                    "node_op": tag.op,
+                    "node_line": tag.line,
+                    "freed_by_line": tag.freed_by_line,
+                }
+        elif cause == "inplace-modified":
+            tag = ag.first_failing_node(grad_fns, SAVED_MODIFIED)
+            if tag is not None:
+                details = {"node": tag.node_id, "node_op": tag.op, "node_line": tag.line}
+            details.update(self._modified_at(str(exc)))
+        if details:
+            self.error_details[id(exc)] = details
+
+    def _modified_at(self, message: str) -> dict[str, Any]:
+        """The in-place op that most likely bumped the version torch complains about."""
+        match = _VERSION_RE.search(message)
+        version = int(match.group(1)) if match else None
+        for rec in reversed(self.inplace_history):
+            if version is None or rec.version == version:
+                return {"modified_at_line": rec.line, "modified_op": rec.op}
+        return {}
+
+    def _on_inplace(self, func: Any, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        target = args[0] if args and isinstance(args[0], torch.Tensor) else None
+        try:
+            out = func(*args, **kwargs)
+        except RuntimeError as exc:
+            if target is not None:
+                self.error_details[id(exc)] = {"op": name, "tensor_ref": weakref.ref(target)}
+            raise
+        if target is not None:
+            rec = InplaceRecord(
+                self.context.line, name, weakref.ref(target), target._version, tuple(target.shape)
+            )
+            self.records.append(rec)
+            self.inplace_history.append(rec)
+            if len(self.inplace_history) > 256:
+                del self.inplace_history[:128]
+            self._tag_outputs(target)
+        return out
+
+    def _on_detach(self, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        source = args[0] if args and isinstance(args[0], torch.Tensor) else None
+        had_grad = source is not None and source.requires_grad
+        out = func(*args, **kwargs)
+        if source is not None and had_grad and isinstance(out, torch.Tensor):
+            how = "data" if func == _DATA_GET else getattr(func, "__name__", "detach")
+            self.records.append(
+                DetachRecord(self.context.line, how, weakref.ref(out), weakref.ref(source))
+            )
+        return out
+
+    def _on_retain_grad(self, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        out = func(*args, **kwargs)
+        if args and isinstance(args[0], torch.Tensor):
+            self.records.append(RetainGradRecord(self.context.line, weakref.ref(args[0])))
+        return out
+
+    def _on_grad_read(self, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        t = args[0] if args and isinstance(args[0], torch.Tensor) else None
+        if t is not None and not t.is_leaf and not t.retains_grad:
+            self.records.append(WarningRecord(self.context.line, "non-leaf-grad", weakref.ref(t)))
+        return func(*args, **kwargs)
+
+    def take_records(self) -> list[Any]:
+        records, self.records = self.records, []
+        return records

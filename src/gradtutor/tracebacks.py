@@ -1,0 +1,56 @@
+"""The user's own traceback: the frames of their code and the libraries it called,
+without the tutor's frames or the dispatch frames its observer adds."""
+
+from __future__ import annotations
+
+import os
+import traceback
+
+import gradtutor
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(gradtutor.__file__))
+_OVERRIDES = os.path.join("torch", "overrides.py")
+
+
+def _is_tutor_frame(frame: traceback.FrameSummary) -> bool:
+    return os.path.abspath(frame.filename).startswith(_PACKAGE_DIR + os.sep)
+
+
+def _filter(stack: traceback.StackSummary) -> traceback.StackSummary:
+    frames = list(stack)
+    kept: list[traceback.FrameSummary] = []
+    for i, frame in enumerate(frames):
+        if _is_tutor_frame(frame) or frame.filename.endswith(_OVERRIDES):
+            continue
+        nxt = frames[i + 1] if i + 1 < len(frames) else None
+        # The frame that handed the call to the observer (``return
+        # handle_torch_function(...)``) is not in a plain run's traceback.
+        if nxt is not None and nxt.filename.endswith(_OVERRIDES):
+            continue
+        kept.append(frame)
+    return traceback.StackSummary.from_list(kept)
+
+
+def _clean(te: traceback.TracebackException) -> None:
+    seen: set[int] = set()
+    todo = [te]
+    while todo:
+        cur = todo.pop()
+        if id(cur) in seen:
+            continue
+        seen.add(id(cur))
+        cur.stack = _filter(cur.stack)
+        for nxt in (cur.__cause__, cur.__context__):
+            if nxt is not None:
+                todo.append(nxt)
+
+
+def format_user_traceback(exc: BaseException) -> str:
+    """``exc`` formatted as python would print it, minus the tutor's frames."""
+    te = traceback.TracebackException(type(exc), exc, exc.__traceback__, compact=True)
+    _clean(te)
+    return "".join(te.format())
+
+
+def format_exception_only(exc: BaseException) -> str:
+    return "".join(traceback.format_exception_only(type(exc), exc)).rstrip("\n")
