@@ -1,0 +1,97 @@
+"""Command line: ``gradtutor`` (the shell), ``gradtutor explain FILE``, ...
+
+Parsing imports nothing heavy, so ``--help`` and ``--version`` answer
+without importing torch. Errors of the tutor's own (bad options, a missing
+file, a broken data file) become one message and exit status 2; the user's
+program decides the rest, as it would under python.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import traceback
+from typing import Sequence
+
+from gradtutor import __version__
+from gradtutor.errors import ExitStatus, GradtutorError
+
+DESCRIPTION = "A terminal tutor that makes PyTorch autograd visible."
+
+
+def _add_display_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--level", choices=("statements", "ops"), default="statements",
+                   help="draw one node per statement (default) or every autograd node")
+    p.add_argument("--width", type=int, metavar="N", help="drawing width (default: the terminal's)")
+    p.add_argument("--plain", action="store_true", help="no colour or styles (also: NO_COLOR)")
+    p.add_argument("--ascii", action="store_true", help="only ASCII characters in drawings")
+    p.add_argument("--lang", choices=("en", "zh"), help="language of explanations (default: from LANG)")
+    p.add_argument("--traceback", action="store_true", help="show gradtutor's own traceback on internal errors")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="gradtutor",
+        description=DESCRIPTION,
+        epilog="Run without a command to start the interactive shell.",
+    )
+    parser.add_argument("--version", action="version", version=f"gradtutor {__version__}")
+    _add_display_options(parser)
+    parser.add_argument("--no-graph", action="store_true", help="shell: do not draw the graph after each step")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    explain = sub.add_parser(
+        "explain",
+        help="run a script step by step and narrate what autograd does",
+        description="Run FILE like `python FILE ARGS` would, narrating every executed line.",
+    )
+    explain.add_argument("file", metavar="FILE", help="the Python script to run")
+    explain.add_argument("args", nargs=argparse.REMAINDER, metavar="ARGS",
+                         help="arguments for the script (after --)")
+    explain.add_argument("--format", choices=("text", "json"), default="text",
+                         help="text for people (default) or one JSON document for tools")
+    explain.add_argument("--max-iterations", type=int, default=3, metavar="N",
+                         help="loop iterations shown in full (default 3); later ones only when an event happens")
+    _add_display_options(explain)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "explain":
+            from gradtutor.explain import run_explain
+
+            if args.args and args.args[0] == "--":
+                args.args = args.args[1:]
+            if args.max_iterations < 0:
+                parser.error("--max-iterations must be 0 or more")
+            if args.width is not None and args.width < 20:
+                parser.error("--width must be at least 20")
+            return run_explain(args)
+        from gradtutor.shell import run_shell
+
+        return run_shell(args)
+    except GradtutorError as exc:
+        if getattr(args, "traceback", False):
+            traceback.print_exc()
+        print(f"gradtutor: {exc}", file=sys.stderr)
+        return int(exc.exit_status)
+    except KeyboardInterrupt:
+        print("gradtutor: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:  # a bug of ours: say so briefly, unless asked for the traceback
+        if getattr(args, "traceback", False):
+            traceback.print_exc()
+        else:
+            print(
+                f"gradtutor: internal error: {type(exc).__name__}: {exc}\n"
+                "Run again with --traceback to see where, and please report it.",
+                file=sys.stderr,
+            )
+        return int(ExitStatus.USAGE)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

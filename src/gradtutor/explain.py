@@ -1,0 +1,175 @@
+"""``gradtutor explain FILE``: run a script like python would, narrating each step."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import os
+import sys
+import tokenize
+from contextlib import contextmanager
+from types import CodeType
+from typing import Any, Iterator
+
+from gradtutor.environment import Environment
+from gradtutor.errors import ExitStatus, UsageError
+from gradtutor.model import LEVEL_OPS, LEVEL_STATEMENTS, Step
+
+
+class ProgramSyntaxError(UsageError):
+    """The script does not compile. Shown as python shows it; exit status 1 as python's."""
+
+    exit_status = ExitStatus.ERROR
+
+
+def read_program(path: str) -> tuple[str, CodeType]:
+    """Read and compile a script, or raise a UsageError that says what is wrong."""
+    if not os.path.exists(path):
+        raise UsageError(f"can't open file '{path}': no such file")
+    if os.path.isdir(path):
+        raise UsageError(f"'{path}' is a directory, not a Python file")
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read()
+    except OSError as exc:
+        raise UsageError(f"can't open file '{path}': {exc.strerror}") from None
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(raw).readline)
+        source = raw.decode(encoding)
+    except (SyntaxError, LookupError, UnicodeDecodeError) as exc:
+        raise UsageError(f"'{path}' is not readable as Python source: {exc}") from None
+    if source.startswith("\ufeff"):
+        source = source[1:]
+    try:
+        code = compile(source, path, "exec", dont_inherit=True)
+    except (SyntaxError, ValueError) as exc:
+        import traceback
+
+        text = "".join(traceback.format_exception_only(type(exc), exc)).rstrip()
+        raise ProgramSyntaxError(f"'{path}' has a syntax error:\n{text}") from None
+    return source, code
+
+
+@contextmanager
+def _as_main_program(path: str, args: list[str]) -> Iterator[None]:
+    """``sys.argv`` and ``sys.path[0]`` as ``python FILE ARGS`` sets them; restored after."""
+    old_argv, old_path0 = sys.argv, sys.path[0] if sys.path else None
+    sys.argv = [path, *args]
+    folder = os.path.dirname(os.path.abspath(path))
+    if sys.path:
+        sys.path[0] = folder
+    else:
+        sys.path.append(folder)
+    try:
+        yield
+    finally:
+        sys.argv = old_argv
+        if old_path0 is not None:
+            sys.path[0] = old_path0
+
+
+def run_explain(args: argparse.Namespace, env: Environment | None = None) -> int:
+    env = env or Environment.from_process()
+    source, code = read_program(args.file)
+    level = LEVEL_OPS if args.level == "ops" else LEVEL_STATEMENTS
+    namespace: dict[str, Any] = {
+        "__name__": "__main__",
+        "__file__": args.file,
+        "__doc__": None,
+        "__package__": None,
+        "__spec__": None,
+        "__loader__": None,
+        "__cached__": None,
+    }
+    if args.format == "json":
+        return _explain_json(args, env, source, code, namespace, level)
+    return _explain_text(args, env, source, code, namespace, level)
+
+
+def _explain_json(
+    args: argparse.Namespace,
+    env: Environment,
+    source: str,
+    code: CodeType,
+    namespace: dict[str, Any],
+    level: str,
+) -> int:
+    from gradtutor.engine import Engine
+
+    engine = Engine(namespace, max_iterations=args.max_iterations, capture_output=True)
+    engine.add_source(args.file, source)
+    with _as_main_program(args.file, list(args.args)):
+        result = engine.run_code(code)
+    doc: dict[str, Any] = {
+        "file": args.file,
+        "level": level,
+        "steps": [s.to_json(level) for s in result.steps],
+        "hidden_steps": result.hidden_steps,
+        "exit_code": result.exit_code,
+        "exception": None,
+    }
+    if result.exception is not None:
+        doc["exception"] = {
+            "type": type(result.exception).__name__,
+            "message": str(result.exception),
+            "traceback": result.traceback,
+        }
+    json.dump(doc, env.stdout, ensure_ascii=False, indent=1, default=_json_default)
+    env.stdout.write("\n")
+    env.stdout.flush()
+    return result.exit_code
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, (set, frozenset, tuple)):
+        return list(value)
+    return repr(value)
+
+
+def _explain_text(
+    args: argparse.Namespace,
+    env: Environment,
+    source: str,
+    code: CodeType,
+    namespace: dict[str, Any],
+    level: str,
+) -> int:
+    from rich.console import Console
+
+    from gradtutor.engine import Engine
+    from gradtutor.explanations import book_for
+    from gradtutor.narrate import NarrationOptions, Narrator
+
+    color = env.color and not args.plain
+    width = args.width or env.width
+    console = Console(
+        file=env.stdout,
+        width=width,
+        color_system="auto" if color else None,
+        force_terminal=color or None,
+        no_color=not color,
+        highlight=False,
+        emoji=False,
+        soft_wrap=False,
+    )
+    book = book_for(args.lang or env.language)
+    options = NarrationOptions(level=level, width=width, ascii=args.ascii or not env.unicode)
+    narrator = Narrator(console, book, options)
+
+    def on_step(step: Step) -> None:
+        env.stdout.flush()
+        narrator.step(step)
+        env.stdout.flush()
+
+    engine = Engine(namespace, on_step=on_step, max_iterations=args.max_iterations)
+    engine.add_source(args.file, source)
+    with _as_main_program(args.file, list(args.args)):
+        result = engine.run_code(code)
+    if result.hidden_steps:
+        console.print(f"({result.hidden_steps} loop steps without events were not shown; --max-iterations N shows more)", style="dim")
+    if result.traceback:
+        env.stdout.flush()
+        env.stderr.write(result.traceback)
+        env.stderr.flush()
+    return result.exit_code

@@ -1,0 +1,181 @@
+"""Explanations of events, read from ``lessons/explanations/<lang>.yaml``.
+
+An event is explained by the entry for its most specific key (see
+:func:`explanation_key`), filled in from the event's fields. A field the
+event lacks makes the entry use its ``fallback`` text, so a learner never
+sees a raw ``{placeholder}``.
+"""
+
+from __future__ import annotations
+
+import os
+import string
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Mapping
+
+from gradtutor.errors import DataFileError
+from gradtutor.events import ERROR_CAUSES, EVENT_KINDS, WARNING_CAUSES
+from gradtutor.model import Event
+from gradtutor.yamlfile import line_of, load_yaml
+
+LANGUAGES = ("en", "zh")
+REQUIRED_FIELDS = ("title", "text", "more")
+OPTIONAL_FIELDS = ("fallback",)
+
+#: Every key an event can map to; each language must explain all of them.
+EXPLANATION_KEYS: tuple[str, ...] = (
+    *(k for k in EVENT_KINDS if k not in ("error", "warning")),
+    "name-rebound/old-in-graph",
+    "backward/retain-graph",
+    "detached/no_grad",
+    "detached/data",
+    *(f"error/{c}" for c in ERROR_CAUSES),
+    *(f"warning/{c}" for c in WARNING_CAUSES),
+)
+
+
+def lessons_dir() -> str:
+    """The bundled lessons: inside the package when installed as a wheel,
+    else the ``lessons/`` folder of the source checkout."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    for candidate in (
+        os.path.join(here, "lessons"),
+        os.path.join(os.path.dirname(os.path.dirname(here)), "lessons"),
+    ):
+        if os.path.isdir(candidate):
+            return candidate
+    raise DataFileError(os.path.join(here, "lessons"), None, "bundled lessons folder is missing")
+
+
+def explanation_key(event: Event) -> str:
+    """The most specific explanation key for ``event``."""
+    if event.kind in ("error", "warning"):
+        return f"{event.kind}/{event.get('cause', 'other')}"
+    if event.kind == "name-rebound" and event.get("old_in_graph"):
+        return "name-rebound/old-in-graph"
+    if event.kind == "backward" and event.get("retain_graph"):
+        return "backward/retain-graph"
+    if event.kind == "detached" and event.get("how") in ("no_grad", "data"):
+        return f"detached/{event.get('how')}"
+    return event.kind
+
+
+@dataclass(frozen=True)
+class Explanation:
+    key: str
+    title: str
+    text: str
+    more: str
+
+
+class _Strict(string.Formatter):
+    def get_value(self, key: Any, args: Any, kwargs: Any) -> Any:
+        value = kwargs[key]  # KeyError: the fallback text is used
+        if value is None:
+            raise KeyError(key)
+        return value
+
+
+_FORMATTER = _Strict()
+
+
+def _fill(template: str, fields: Mapping[str, Any]) -> str:
+    return _FORMATTER.vformat(template, (), fields).strip()
+
+
+@dataclass(frozen=True)
+class ExplanationBook:
+    """All explanations of one language."""
+
+    language: str
+    entries: Mapping[str, Mapping[str, str]]
+    path: str
+
+    def explain(self, event: Event) -> Explanation:
+        key = explanation_key(event)
+        entry = self.entries.get(key) or self.entries.get(key.split("/")[0])
+        if entry is None:
+            entry = self.entries["error/other"]
+        fields: dict[str, Any] = {"line": event.line, **event.data}
+        for name in ("retain_graph", "create_graph"):
+            fields.pop(name, None)
+        return Explanation(
+            key=key,
+            title=self._render(entry, "title", fields),
+            text=self._render(entry, "text", fields),
+            more=self._render(entry, "more", fields),
+        )
+
+    @staticmethod
+    def _render(entry: Mapping[str, str], part: str, fields: Mapping[str, Any]) -> str:
+        try:
+            return _fill(entry[part], fields)
+        except (KeyError, IndexError, ValueError):
+            pass
+        if part == "text" and "fallback" in entry:
+            try:
+                return _fill(entry["fallback"], fields)
+            except (KeyError, IndexError, ValueError):
+                pass
+        # Last resort: blank out unknown fields rather than show braces.
+        safe = {k: v for k, v in fields.items() if v is not None}
+        return _FORMATTER.vformat(
+            entry.get("fallback", entry[part]) if part == "text" else entry[part],
+            (),
+            _Defaulting(safe),
+        ).strip()
+
+
+class _Defaulting(dict):  # type: ignore[type-arg]
+    def __missing__(self, key: str) -> str:
+        return "?"
+
+
+def load_book(path: str) -> ExplanationBook:
+    """Load and validate one explanations file. Raises DataFileError naming line and field."""
+    data, lines = load_yaml(path)
+    if not isinstance(data, dict):
+        raise DataFileError(path, 1, "expected a mapping with 'language' and 'explanations'")
+    language = data.get("language")
+    if language not in LANGUAGES:
+        raise DataFileError(
+            path, line_of(lines, ("language",)), f"field 'language': expected one of {', '.join(LANGUAGES)}"
+        )
+    entries = data.get("explanations")
+    if not isinstance(entries, dict):
+        raise DataFileError(path, line_of(lines, ("explanations",)), "field 'explanations': expected a mapping")
+    for key, entry in entries.items():
+        where = line_of(lines, ("explanations", key))
+        if key not in EXPLANATION_KEYS:
+            raise DataFileError(path, where, f"unknown explanation key '{key}'")
+        if not isinstance(entry, dict):
+            raise DataFileError(path, where, f"explanation '{key}': expected a mapping")
+        for field in REQUIRED_FIELDS:
+            if not isinstance(entry.get(field), str) or not entry[field].strip():
+                raise DataFileError(path, where, f"explanation '{key}': missing text field '{field}'")
+        for field in entry:
+            if field not in REQUIRED_FIELDS + OPTIONAL_FIELDS:
+                raise DataFileError(
+                    path, line_of(lines, ("explanations", key, field)), f"explanation '{key}': unknown field '{field}'"
+                )
+            try:
+                list(string.Formatter().parse(entry[field]))
+            except ValueError as exc:
+                raise DataFileError(
+                    path, line_of(lines, ("explanations", key, field)), f"explanation '{key}', field '{field}': {exc}"
+                ) from None
+    missing = [k for k in EXPLANATION_KEYS if k not in entries]
+    if missing:
+        raise DataFileError(path, line_of(lines, ("explanations",)), f"missing explanations: {', '.join(missing)}")
+    return ExplanationBook(language, entries, path)
+
+
+@lru_cache(maxsize=None)
+def book_for(language: str) -> ExplanationBook:
+    """The bundled explanations for ``language`` (English when it has none)."""
+    folder = os.path.join(lessons_dir(), "explanations")
+    path = os.path.join(folder, f"{language}.yaml")
+    if not os.path.exists(path):
+        path = os.path.join(folder, "en.yaml")
+    return load_book(path)

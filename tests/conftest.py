@@ -1,0 +1,61 @@
+"""Shared helpers: run the tutor on a program in-process and read its JSON."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gradtutor.cli import main
+
+PROGRAMS = Path(__file__).parent / "programs"
+
+
+def explain_json(path: str | os.PathLike[str], *args: str) -> dict[str, Any]:
+    """Run ``gradtutor explain --format json PATH ARGS`` in-process; return the document."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        argv = ["explain", "--format", "json", str(path)]
+        code = main(argv + (["--", *args] if args else []))
+    doc = json.loads(out.getvalue())
+    assert doc["exit_code"] == code
+    return doc
+
+
+def events(doc: dict[str, Any], kind: str | None = None) -> list[dict[str, Any]]:
+    """Every event of a run, in order, optionally only of one kind."""
+    found = [e for step in doc["steps"] for e in step["events"]]
+    return [e for e in found if kind is None or e["kind"] == kind]
+
+
+def step_at(doc: dict[str, Any], line: int, nth: int = 0) -> dict[str, Any]:
+    matches = [s for s in doc["steps"] if s["line"] == line]
+    return matches[nth]
+
+
+def in_main(source: str) -> str:
+    """The same program with its body moved into a main() function."""
+    lines = source.splitlines()
+    imports = [l for l in lines if l.startswith("import ") or l.startswith("from ")]
+    body = [l for l in lines if l not in imports]
+    return "\n".join(imports) + "\n\n\ndef main():\n" + textwrap.indent("\n".join(body), "    ") + (
+        "\n\n\nif __name__ == \"__main__\":\n    main()\n"
+    )
+
+
+@pytest.fixture
+def program(tmp_path: Path):
+    """Write a program to a file: ``program("x = 1")`` -> its path."""
+
+    def write(source: str, name: str = "prog.py") -> Path:
+        path = tmp_path / name
+        path.write_text(textwrap.dedent(source).lstrip("\n"), encoding="utf-8")
+        return path
+
+    return write

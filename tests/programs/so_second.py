@@ -1,0 +1,17 @@
+import torch
+
+torch.manual_seed(0)
+x = torch.ones(5)  # input tensor
+y = torch.zeros(3)  # expected output
+w = torch.randn(5, 3, requires_grad=True)
+b = torch.randn(3, requires_grad=True)
+z = torch.matmul(x, w)+b
+
+loss = torch.nn.functional.binary_cross_entropy_with_logits(z, y)
+loss.backward()
+first = w.grad.clone()
+
+z = torch.matmul(x, w)+b
+loss = torch.nn.functional.binary_cross_entropy_with_logits(z, y)
+loss.backward()
+print(torch.allclose(w.grad, 2 * first))
