@@ -17,6 +17,7 @@ import builtins
 import io
 import linecache
 import sys
+import warnings
 from dataclasses import dataclass, field
 from types import CodeType, FrameType
 from typing import Any, Callable, Iterator
@@ -30,7 +31,7 @@ from gradtutor.model import Event, Step
 from gradtutor.observer import CallObserver, LineContext
 from gradtutor.snapshot import ExecInfo, Snapshotter
 from gradtutor.source_index import SourceIndex, StatementInfo
-from gradtutor.tracebacks import format_user_traceback
+from gradtutor.tracebacks import OVERRIDES_FILE, format_user_traceback, is_tutor_file
 
 _CO_OPTIMIZED = 0x0001
 _QUIET_EXCEPTIONS = (StopIteration, StopAsyncIteration, GeneratorExit, SystemExit, KeyboardInterrupt)
@@ -151,13 +152,17 @@ class Engine:
     @contextmanager
     def _observing(self) -> Iterator[None]:
         old_trace = sys.gettrace()
+        old_showwarning = warnings.showwarning
         self.observer.paused = False
+        warnings.showwarning = _at_user_location(old_showwarning)
         with self.observer:
             sys.settrace(self._global_trace)
             try:
                 yield
             finally:
                 sys.settrace(old_trace)
+                if getattr(warnings.showwarning, "_gradtutor", False):
+                    warnings.showwarning = old_showwarning
 
     # ---- tracing ------------------------------------------------------------
     def _global_trace(self, frame: FrameType, event: str, arg: Any) -> Any:
@@ -343,6 +348,29 @@ def _with_sources(event: Event, index: SourceIndex) -> Event:
     if not extra:
         return event
     return Event(event.kind, event.line, event.fields + tuple(extra.items()))
+
+
+def _at_user_location(show: Callable[..., Any]) -> Callable[..., Any]:
+    """Wrap ``warnings.showwarning`` so a warning torch raises while the observer
+    calls an op is shown at the user's line, as it would be without the tutor."""
+
+    def showwarning(message: Any, category: Any, filename: str, lineno: int, *rest: Any, **kw: Any) -> Any:
+        if is_tutor_file(filename):
+            frame = sys._getframe(1)
+            while frame is not None and (
+                is_tutor_file(frame.f_code.co_filename) or frame.f_code.co_filename.endswith(OVERRIDES_FILE)
+                or frame.f_code.co_filename.startswith("<frozen") or frame.f_code.co_filename.endswith("warnings.py")
+            ):
+                frame = frame.f_back  # type: ignore[assignment]
+            if frame is not None:
+                filename, lineno = frame.f_code.co_filename, frame.f_lineno
+                if len(rest) >= 2:
+                    rest = (rest[0], None, *rest[2:])  # the line: read again from the new place
+                kw.pop("line", None)
+        return show(message, category, filename, lineno, *rest, **kw)
+
+    showwarning._gradtutor = True  # type: ignore[attr-defined]
+    return showwarning
 
 
 def _steppable(code: CodeType) -> bool:

@@ -9,23 +9,23 @@ import traceback
 import gradtutor
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(gradtutor.__file__))
-_OVERRIDES = os.path.join("torch", "overrides.py")
+OVERRIDES_FILE = os.path.join("torch", "overrides.py")
 
 
-def _is_tutor_frame(frame: traceback.FrameSummary) -> bool:
-    return os.path.abspath(frame.filename).startswith(_PACKAGE_DIR + os.sep)
+def is_tutor_file(filename: str) -> bool:
+    return os.path.abspath(filename).startswith(_PACKAGE_DIR + os.sep)
 
 
 def _filter(stack: traceback.StackSummary) -> traceback.StackSummary:
     frames = list(stack)
     kept: list[traceback.FrameSummary] = []
     for i, frame in enumerate(frames):
-        if _is_tutor_frame(frame) or frame.filename.endswith(_OVERRIDES):
+        if is_tutor_file(frame.filename) or frame.filename.endswith(OVERRIDES_FILE):
             continue
         nxt = frames[i + 1] if i + 1 < len(frames) else None
         # The frame that handed the call to the observer (``return
         # handle_torch_function(...)``) is not in a plain run's traceback.
-        if nxt is not None and nxt.filename.endswith(_OVERRIDES):
+        if nxt is not None and nxt.filename.endswith(OVERRIDES_FILE):
             continue
         kept.append(frame)
     return traceback.StackSummary.from_list(kept)

@@ -1,0 +1,90 @@
+"""The command line: help, version, and clear messages for bad input."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from gradtutor import __version__
+from gradtutor.cli import main
+
+
+def run_cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "gradtutor", *args], capture_output=True, text=True, input=stdin, timeout=120
+    )
+
+
+@pytest.mark.parametrize("flag", ["--help", "--version"])
+def test_help_and_version_do_not_import_torch(flag):
+    code = (
+        "import sys\nfrom gradtutor.cli import main\n"
+        f"try:\n    main([{flag!r}])\nexcept SystemExit:\n    pass\n"
+        "print('torch' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.stdout.strip().splitlines()[-1] == "False"
+
+
+def test_version(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--version"])
+    assert exit_info.value.code == 0
+    assert capsys.readouterr().out.strip() == f"gradtutor {__version__}"
+
+
+def test_help_lists_explain(capsys):
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    assert "explain" in capsys.readouterr().out
+
+
+def test_missing_file(capsys, tmp_path):
+    assert main(["explain", str(tmp_path / "nope.py")]) == 2
+    err = capsys.readouterr().err
+    assert err == f"gradtutor: can't open file '{tmp_path / 'nope.py'}': no such file\n"
+
+
+def test_directory(capsys, tmp_path):
+    assert main(["explain", str(tmp_path)]) == 2
+    assert capsys.readouterr().err == f"gradtutor: '{tmp_path}' is a directory, not a Python file\n"
+
+
+def test_undecodable_bytes(capsys, tmp_path):
+    path = tmp_path / "bad.py"
+    path.write_bytes(b"x = '\xff\xfe'\n")
+    assert main(["explain", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"gradtutor: '{path}' is not readable as Python source:")
+    assert "Traceback" not in err and err.count("\n") == 1
+
+
+def test_syntax_error_is_shown_as_python_shows_it(capsys, tmp_path):
+    path = tmp_path / "broken.py"
+    path.write_text("x = 1\ny = (x +\nprint(y\n")
+    assert main(["explain", str(path)]) == 1
+    err = capsys.readouterr().err
+    python = subprocess.run([sys.executable, str(path)], capture_output=True, text=True).stderr
+    assert err == f"gradtutor: '{path}' has a syntax error:\n" + python
+    assert f'File "{path}", line 3' in err and "^" in err
+
+
+def test_bad_option_is_a_usage_error(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["explain", "--format", "xml", "x.py"])
+    assert exit_info.value.code == 2
+    assert "invalid choice: 'xml'" in capsys.readouterr().err
+
+
+def test_exit_status_follows_the_program(tmp_path):
+    path = tmp_path / "p.py"
+    path.write_text("import sys\nprint('out')\nsys.exit(3)\n")
+    done = run_cli("explain", "--format", "json", str(path))
+    assert done.returncode == 3
+    path.write_text("raise KeyError('k')\n")
+    done = run_cli("explain", "--plain", str(path))
+    assert done.returncode == 1
+    assert done.stderr.startswith("Traceback (most recent call last):")
+    assert done.stderr.rstrip().endswith("KeyError: 'k'")

@@ -1,0 +1,82 @@
+"""The tutor observes and never changes: same stdout, exception and exit status as python."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import PROGRAMS, explain_json, in_main
+
+# Runs every program like `python FILE ARGS` (runpy with run_name="__main__",
+# argv and sys.path[0] set), in one process so torch is imported once.
+_RUNNER = r"""
+import contextlib, io, json, os, runpy, sys
+results = {}
+for path, args in json.loads(sys.argv[1]):
+    out = io.StringIO()
+    sys.argv = [path, *args]
+    sys.path[0] = os.path.dirname(os.path.abspath(path))
+    exc_info = None
+    code = 0
+    with contextlib.redirect_stdout(out):
+        try:
+            runpy.run_path(path, run_name="__main__")
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+        except BaseException as exc:
+            exc_info = [type(exc).__name__, str(exc)]
+            code = 1
+    results[path] = {"stdout": out.getvalue(), "exception": exc_info, "exit_code": code}
+print(json.dumps(results))
+"""
+
+ARGS = {"mlp_train.py": ["--lr", "0.1", "fast"]}
+
+
+def _programs(tmp: Path) -> list[tuple[str, list[str]]]:
+    found = []
+    for path in sorted(PROGRAMS.glob("*.py")):
+        args = ARGS.get(path.name, [])
+        found.append((str(path), args))
+        nested = tmp / f"main_{path.name}"
+        nested.write_text(in_main(path.read_text()))
+        found.append((str(nested), args))
+    return found
+
+
+@pytest.fixture(scope="module")
+def plain_results(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("nested")
+    programs = _programs(tmp)
+    done = subprocess.run(
+        [sys.executable, "-c", _RUNNER, json.dumps(programs)],
+        capture_output=True, text=True, check=True, timeout=600,
+    )
+    return programs, json.loads(done.stdout.splitlines()[-1])
+
+
+def test_every_program_behaves_the_same_under_the_tutor(plain_results):
+    programs, plain = plain_results
+    assert len(programs) >= 20
+    for path, args in programs:
+        doc = explain_json(path, *args)
+        expected = plain[path]
+        stdout = "".join(step["output"] for step in doc["steps"])
+        assert stdout == expected["stdout"], path
+        assert doc["exit_code"] == expected["exit_code"], path
+        got_exc = [doc["exception"]["type"], doc["exception"]["message"]] if doc["exception"] else None
+        assert got_exc == expected["exception"], path
+
+
+def test_the_tutor_explains_the_exception_python_raised(plain_results):
+    programs, plain = plain_results
+    for path, args in programs:
+        if plain[path]["exception"] is None:
+            continue
+        doc = explain_json(path, *args)
+        last_error = [e for s in doc["steps"] for e in s["events"] if e["kind"] == "error"][-1]
+        assert last_error["message"] == plain[path]["exception"][1]

@@ -1,0 +1,150 @@
+"""The engine on its own: stepping, loops, output capture, references."""
+
+from __future__ import annotations
+
+import torch
+
+from conftest import events, explain_json
+from gradtutor.engine import Engine
+
+
+def run_source(source: str, **kwargs):
+    engine = Engine(capture_output=True, **kwargs)
+    engine.add_source("<test>", source)
+    result = engine.run_code(compile(source, "<test>", "exec"))
+    return engine, result
+
+
+def test_a_deleted_tensor_is_collected_while_the_tutor_runs():
+    source = "\n".join([
+        "import torch",
+        "x = torch.ones(3, requires_grad=True)",
+        "y = (x * 2).exp()",
+        "y.sum().backward()",
+        "ref = __import__('weakref').ref(y)",
+        "ref_x = __import__('weakref').ref(x)",
+        "del y",
+        "del x",
+        "alive = (ref() is not None, ref_x() is not None)",
+    ])
+    engine, result = run_source(source)
+    assert result.exception is None
+    assert engine.namespace["alive"] == (False, False)
+
+
+def test_the_namespace_keeps_nothing_of_a_dropped_graph():
+    source = "\n".join([
+        "import torch, weakref",
+        "x = torch.ones(3, requires_grad=True)",
+        "h = x.exp()",
+        "out = (h * 3).sum()",
+        "ref = weakref.ref(h)",
+        "del h, out",
+        "gone = ref() is None",
+    ])
+    engine, _ = run_source(source)
+    assert engine.namespace["gone"] is True
+
+
+def test_multi_line_statement_is_one_step():
+    source = "import torch\nx = torch.ones(\n    2,\n    requires_grad=True,\n)\ny = (x *\n     2)\n"
+    _, result = run_source(source)
+    assert [(s.line, s.source.splitlines()[0]) for s in result.steps] == [
+        (1, "import torch"), (2, "x = torch.ones("), (6, "y = (x *"),
+    ]
+
+
+def test_loop_shows_three_iterations_then_only_steps_with_events():
+    source = "\n".join([
+        "import torch",
+        "x = torch.ones(2, requires_grad=True)",
+        "for i in range(10):",
+        "    y = x * i",
+        "    if i == 7:",
+        "        y.sum().backward()",
+        "        y.sum().backward()",
+    ]) + "\n"
+    _, result = run_source(source)
+    body = [s for s in result.steps if s.line == 4]
+    assert [s.iteration for s in body] == [1, 2, 3]
+    error_steps = [s for s in result.steps if any(e.kind == "error" for e in s.events)]
+    assert [(s.line, s.iteration) for s in error_steps] == [(7, 1)]
+    assert result.hidden_steps > 0
+
+
+def test_max_iterations_option(program):
+    path = program("for i in range(6):\n    v = i\n")
+    doc = explain_json(path)
+    assert len([s for s in doc["steps"] if s["line"] == 2]) == 3
+    from gradtutor.cli import main
+    import contextlib, io, json
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        main(["explain", "--format", "json", "--max-iterations", "5", str(path)])
+    doc = json.loads(out.getvalue())
+    assert len([s for s in doc["steps"] if s["line"] == 2]) == 5
+
+
+def test_json_output_holds_prints_even_when_the_program_fails(program):
+    doc = explain_json(program("print('hello')\nprint('bye', end='')\nraise ValueError('boom')\n"))
+    assert [s["output"] for s in doc["steps"]] == ["hello\n", "bye", ""]
+    assert doc["exception"]["type"] == "ValueError"
+    assert "line 3" in doc["exception"]["traceback"]
+    assert "gradtutor" not in doc["exception"]["traceback"]
+
+
+def test_user_traceback_has_no_tutor_frames(program):
+    doc = explain_json(program("import torch\nx = torch.ones(2, requires_grad=True)\ny = (x * 2).sum()\ny.backward()\ny.backward()\n"))
+    tb = doc["exception"]["traceback"]
+    assert tb.startswith("Traceback (most recent call last):")
+    assert "/gradtutor/" not in tb and "overrides.py" not in tb
+    assert 'line 5, in <module>' in tb
+
+
+def test_script_sees_argv_name_and_file(program):
+    path = program("import sys\nprint(__name__, sys.argv[1:], __file__.endswith('prog.py'))\n")
+    doc = explain_json(path, "a", "--b")
+    assert doc["steps"][-1]["output"] == "__main__ ['a', '--b'] True\n"
+
+
+def test_nodes_are_labelled_with_the_line_inside_a_function_that_created_them(program):
+    doc = explain_json(program("""
+        import torch
+
+        def forward(x):
+            h = x.exp()
+            return h.sum()
+
+        x = torch.ones(2, requires_grad=True)
+        loss = forward(x)
+    """))
+    final = doc["steps"][-1]["graph"]
+    labels = {n["label"]: n["line"] for n in final["nodes"] if n["kind"] == "statement"}
+    assert labels == {"x.exp()": 4, "h.sum()": 5}
+
+
+def test_ops_level_lists_every_autograd_node(program):
+    path = program("import torch\nx = torch.ones(5)\nw = torch.ones(5, 3, requires_grad=True)\nz = torch.matmul(x, w)\n")
+    from gradtutor.cli import main
+    import contextlib, io, json
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        main(["explain", "--format", "json", "--level", "ops", str(path)])
+    doc = json.loads(out.getvalue())
+    ops = [n["label"] for n in doc["steps"][-1]["graph"]["nodes"]]
+    assert ops == ["w", "MmBackward0", "SqueezeBackward4"]
+    assert doc["level"] == "ops"
+
+
+def test_grads_of_large_tensors_are_summarised(program):
+    doc = explain_json(program("import torch\nw = torch.ones(20, 20, requires_grad=True)\n(w * 2).sum().backward()\n"))
+    grad = doc["steps"][-1]["grads"]["w"]
+    assert grad["shape"] == [20, 20] and grad["mean"] == 2.0 and grad["max"] == 2.0
+
+
+def test_engine_restores_trace_and_torch_function_mode():
+    import sys
+    before = sys.gettrace()
+    run_source("import torch\nx = torch.ones(1, requires_grad=True) * 2\n")
+    assert sys.gettrace() is before
+    assert not torch._C._is_torch_function_mode_enabled()

@@ -1,0 +1,241 @@
+"""One test per event kind and per error cause, each on a small program."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import events, explain_json, step_at
+
+
+def run(program, source):
+    return explain_json(program(source))
+
+
+def test_name_bound(program):
+    doc = run(program, """
+        import torch
+        x = torch.ones(2, requires_grad=True)
+    """)
+    [bound] = events(doc, "name-bound")
+    assert bound["name"] == "x" and bound["line"] == 2
+
+
+def test_name_rebound_without_old_in_graph(program):
+    doc = run(program, """
+        import torch
+        a = torch.ones(2)
+        a = torch.zeros(2)
+    """)
+    [rebound] = events(doc, "name-rebound")
+    assert rebound["name"] == "a" and rebound["line"] == 3 and rebound["old_in_graph"] is False
+
+
+def test_backward_counts_freed_nodes_and_retain_graph_as_in_effect(program):
+    doc = run(program, """
+        import torch
+        x = torch.ones(2, requires_grad=True)
+        y = (x * x).sum()
+        y.backward(create_graph=True)
+        z = (x.exp()).sum()
+        z.backward()
+        g, = torch.autograd.grad((x ** 3).sum(), x)
+    """)
+    first, second, third = events(doc, "backward")
+    # create_graph=True implies retain_graph=True when retain_graph is not given.
+    assert (first["line"], first["retain_graph"], first["create_graph"], first["freed"]) == (4, True, True, 0)
+    assert (second["line"], second["retain_graph"], second["freed"]) == (6, False, 1)
+    assert (third["api"], third["line"], third["retain_graph"], third["freed"]) == ("autograd.grad", 7, False, 1)
+
+
+def test_grad_accumulated_only_when_grad_existed(program):
+    doc = run(program, """
+        import torch
+        w = torch.ones(2, requires_grad=True)
+        (w * 2).sum().backward()
+        (w * 3).sum().backward()
+        w.grad = None
+        (w * 4).sum().backward()
+    """)
+    assert [e["line"] for e in events(doc, "grad-accumulated")] == [4]
+    assert step_at(doc, 6)["grads"]["w"] == [4.0, 4.0]
+
+
+def test_grad_accumulated_in_a_module_is_reported_per_module(program):
+    doc = run(program, """
+        import torch
+        model = torch.nn.Linear(3, 2)
+        inp = torch.ones(3)
+        model(inp).sum().backward()
+        model(inp).sum().backward()
+    """)
+    [acc] = events(doc, "grad-accumulated")
+    assert acc == {"kind": "grad-accumulated", "line": 5, "name": "model", "parameters": 2}
+
+
+@pytest.mark.parametrize(
+    "line, how",
+    [("d = y.detach()", "detach"), ("d = y.data", "data"), ("with torch.no_grad():\n    d = y * 2", "no_grad")],
+)
+def test_detached(program, line, how):
+    doc = run(program, "import torch\nx = torch.ones(2, requires_grad=True)\ny = x * 3\n" + line + "\n")
+    [detached] = events(doc, "detached")
+    assert detached["name"] == "d" and detached["how"] == how
+    assert detached["line"] == (5 if how == "no_grad" else 4)
+
+
+def test_detach_in_place(program):
+    doc = run(program, """
+        import torch
+        x = torch.ones(2, requires_grad=True)
+        y = x * 3
+        y.detach_()
+    """)
+    [detached] = events(doc, "detached")
+    assert detached["name"] == "y" and detached["how"] == "detach_"
+
+
+def test_graph_growth_in_a_loop(program):
+    doc = run(program, """
+        import torch
+        x = torch.ones(2, requires_grad=True)
+        total = 0
+        for i in range(4):
+            total = total + (x * i).sum()
+    """)
+    growth = events(doc, "graph-growth")
+    assert [g["name"] for g in growth] == ["total", "total", "total"]
+    assert [g["nodes"] for g in growth] == sorted(g["nodes"] for g in growth)
+    assert growth[-1]["nodes"] > growth[0]["nodes"]
+
+
+def test_no_graph_growth_when_the_loop_uses_item(program):
+    doc = run(program, """
+        import torch
+        x = torch.ones(2, requires_grad=True)
+        total = 0.0
+        for i in range(4):
+            loss = (x * i).sum()
+            total = total + loss.item()
+    """)
+    assert events(doc, "graph-growth") == []
+
+
+def test_warning_non_leaf_grad(program):
+    doc = run(program, """
+        import torch
+        x = torch.ones(2, requires_grad=True)
+        y = x * 2
+        y.sum().backward()
+        print(y.grad)
+    """)
+    [warning] = events(doc, "warning")
+    assert warning == {"kind": "warning", "line": 5, "cause": "non-leaf-grad", "name": "y"}
+    assert step_at(doc, 5)["output"] == "None\n"
+
+
+def test_retain_grad_has_no_warning(program):
+    doc = run(program, """
+        import torch
+        x = torch.ones(2, requires_grad=True)
+        y = x * 2
+        y.retain_grad()
+        y.sum().backward()
+        print(y.grad)
+    """)
+    assert events(doc, "warning") == []
+    assert [e["name"] for e in events(doc, "retain-grad")] == ["y"]
+    assert step_at(doc, 6)["output"] == "tensor([1., 1.])\n"
+
+
+def test_error_inplace_modified_names_the_node_and_the_inplace_line(program):
+    doc = run(program, """
+        import torch
+        x = torch.ones(2, requires_grad=True)
+        a = x.exp()
+        b = a * 2
+        a.add_(1)
+        b.sum().backward()
+    """)
+    [error] = events(doc, "error")
+    assert error["cause"] == "inplace-modified"
+    assert error["line"] == 6
+    assert error["modified_at_line"] == 5
+    assert error["modified_at_source"] == "a.add_(1)"
+    assert error["node_line"] == 3  # exp saved its output, a
+
+
+def test_error_leaf_inplace(program):
+    doc = run(program, """
+        import torch
+        x = torch.ones(2, requires_grad=True)
+        x.add_(1)
+    """)
+    [error] = events(doc, "error")
+    assert (error["cause"], error["line"], error["name"]) == ("leaf-inplace", 3, "x")
+    assert doc["exception"]["type"] == "RuntimeError"
+
+
+def test_error_no_grad_fn(program):
+    doc = run(program, """
+        import torch
+        x = torch.ones(2)
+        x.sum().backward()
+    """)
+    [error] = events(doc, "error")
+    assert (error["cause"], error["line"]) == ("no-grad-fn", 3)
+
+
+def test_error_non_scalar_backward(program):
+    doc = run(program, """
+        import torch
+        x = torch.ones(2, requires_grad=True)
+        (x * 2).backward()
+    """)
+    [error] = events(doc, "error")
+    assert (error["cause"], error["line"]) == ("non-scalar-backward", 3)
+
+
+def test_error_other_is_any_python_exception(program):
+    doc = run(program, """
+        n = 0
+        print(1 / n)
+    """)
+    [error] = events(doc, "error")
+    assert (error["cause"], error["exception"], error["line"]) == ("other", "ZeroDivisionError", 2)
+    assert doc["exit_code"] == 1
+
+
+def test_caught_error_is_reported_and_the_run_goes_on(program):
+    """The article's try/except around a second backward."""
+    doc = run(program, """
+        import torch
+        x = torch.tensor([2.0], requires_grad=True)
+        y = x**2
+        y.backward()
+        try:
+            y.backward()
+        except RuntimeError as e:
+            print("caught")
+    """)
+    [error] = events(doc, "error")
+    assert error["cause"] == "second-backward" and error["line"] == 6
+    assert error["node_line"] == 3 and error["freed_by_line"] == 4
+    assert doc["exit_code"] == 0
+    assert "".join(s["output"] for s in doc["steps"]) == "caught\n"
+
+
+def test_error_in_a_function_is_reported_once_where_it_was_raised(program):
+    doc = run(program, """
+        import torch
+
+        def step(x):
+            y = x ** 2
+            y.backward()
+            y.backward()
+
+        step(torch.ones((), requires_grad=True))
+    """)
+    [error] = events(doc, "error")
+    assert error["line"] == 6 and error["node_line"] == 4 and error["freed_by_line"] == 5
+    [step] = [s for s in doc["steps"] if s["events"] and s["events"][0]["kind"] == "error"]
+    assert step["function"] == "step"
