@@ -15,15 +15,13 @@ Everything after this module walks tags, never nodes.
 
 from __future__ import annotations
 
+import itertools
 import weakref
-from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Iterable, Iterator
 
 import torch
 
 from gradtutor.model import SAVED_FREED, SAVED_MODIFIED, SAVED_NONE, SAVED_PRESENT
-
-TAG_KEY = "gradtutor"
 
 # Substrings of torch's error texts, stable across versions (see the guide:
 # match causes, not whole messages).
@@ -32,57 +30,85 @@ FREED_MESSAGE_ALT = "after they have already been freed"
 INPLACE_MESSAGE = "modified by an inplace operation"
 
 
-@dataclass(eq=False)
+class Origin:
+    """One execution of one statement: the nodes it creates point here.
+
+    Tags hold their origin, so a statement's source and label live exactly
+    as long as some node it created.
+    """
+
+    __slots__ = ("exec_id", "line", "source", "label", "function", "const_reads")
+
+    def __init__(self, exec_id: int, line: int | None, source: str = "", label: str = "", function: str = "") -> None:
+        self.exec_id = exec_id
+        self.line = line
+        self.source = source
+        self.label = label
+        self.function = function
+        self.const_reads: tuple[LeafTag, ...] = ()
+
+
+UNKNOWN_ORIGIN = Origin(0, None)
+
+
 class LeafTag:
-    """A tensor that is not the output of an autograd node."""
+    """A tensor that is not the output of an autograd node (held weakly)."""
 
-    serial: int
-    ref: weakref.ref[torch.Tensor]
-    requires_grad: bool
-    shape: tuple[int, ...]
-    dtype: str
-    children: tuple[Any, ...] = ()
-    __weakref__: Any = field(default=None, init=False, repr=False, compare=False)
+    __slots__ = ("serial", "ref", "requires_grad", "shape", "dtype", "node_id", "children", "view", "former")
+    is_leaf = True
 
-    @property
-    def node_id(self) -> str:
-        return f"t{self.serial}"
-
-    @property
-    def is_leaf(self) -> bool:
-        return True
+    def __init__(
+        self, serial: int, ref: weakref.ref[torch.Tensor], requires_grad: bool, shape: tuple[int, ...], dtype: str
+    ) -> None:
+        self.serial = serial
+        self.ref = ref
+        self.requires_grad = requires_grad
+        self.shape = shape
+        self.dtype = dtype
+        self.node_id = f"t{serial}"
+        self.children: tuple[Any, ...] = ()
+        self.view: Any = None  # the snapshot's cached drawing data for this tag
+        self.former: tuple[str, ...] = ()  # names it had before it lost them
 
     def tensor(self) -> torch.Tensor | None:
         return self.ref()
 
 
-@dataclass(eq=False)
 class NodeTag:
     """What the tutor knows about one autograd node. Lives in ``node.metadata``."""
 
-    serial: int
-    op: str
-    exec_id: int
-    line: int | None
-    sequence_nr: int
-    children: tuple[NodeTag | LeafTag, ...]
-    saved_attrs: tuple[str, ...]
-    saved: str
-    shape: tuple[int, ...] | None
-    dtype: str | None
-    freed_by_line: int | None = None
-    __weakref__: Any = field(default=None, init=False, repr=False, compare=False)
+    __slots__ = (
+        "serial", "op", "origin", "sequence_nr", "children", "saved_attrs", "saved",
+        "shape", "dtype", "freed_by_line", "node_id", "view", "edges", "former",
+    )
+    is_leaf = False
 
-    @property
-    def node_id(self) -> str:
-        return f"n{self.serial}"
+    def __init__(
+        self,
+        serial: int,
+        op: str,
+        origin: Origin,
+        sequence_nr: int,
+        children: tuple[NodeTag | LeafTag, ...],
+        saved_attrs: tuple[str, ...],
+        shape: tuple[int, ...] | None,
+        dtype: str | None,
+    ) -> None:
+        self.serial = serial
+        self.op = op
+        self.origin = origin
+        self.sequence_nr = sequence_nr
+        self.children = children
+        self.saved_attrs = saved_attrs
+        self.saved = SAVED_PRESENT if saved_attrs else SAVED_NONE
+        self.shape = shape
+        self.dtype = dtype
+        self.freed_by_line: int | None = None
+        self.node_id = f"n{serial}"
+        self.view: Any = None  # the snapshot's cached drawing data for this tag
+        self.edges: Any = None  # the snapshot's cached edges into this node
+        self.former: tuple[str, ...] = ()  # names it had before it lost them
 
-    @property
-    def is_leaf(self) -> bool:
-        return False
-
-
-Tag = "NodeTag | LeafTag"
 
 _saved_attrs_by_class: dict[type, tuple[str, ...]] = {}
 
@@ -121,24 +147,37 @@ def read_saved_state(node: Any, attrs: tuple[str, ...]) -> str:
     return SAVED_PRESENT
 
 
+_dtype_names: dict[Any, str] = {}
+
+
+def dtype_name(dtype: Any) -> str:
+    name = _dtype_names.get(dtype)
+    if name is None:
+        name = _dtype_names[dtype] = str(dtype).replace("torch.", "")
+    return name
+
+
 def _output_meta(node: Any) -> tuple[tuple[int, ...] | None, str | None]:
     try:
         meta = node._input_metadata[0]
-        return tuple(meta.shape), str(meta.dtype).replace("torch.", "")
+        return tuple(meta.shape), dtype_name(meta.dtype)
     except (AttributeError, IndexError, RuntimeError, TypeError):
         return None, None
 
 
 class TagRegistry:
-    """Hands out serials and tags; the only owner of leaf tags (by tensor id)."""
+    """Hands out serials and tags; the only owner of leaf tags (by tensor id).
+
+    Each registry tags nodes under its own ``key``, so two engines (a shell
+    after ``:reset``, a benchmark) never read each other's tags.
+    """
+
+    _instances = itertools.count(1)
 
     def __init__(self) -> None:
+        self.key = ("gradtutor", next(self._instances))
         self._next_serial = 1
         self._leaves: dict[int, LeafTag] = {}
-        # Only for lookups by serial; never keeps a tag alive.
-        self._by_serial: weakref.WeakValueDictionary[int, NodeTag | LeafTag] = (
-            weakref.WeakValueDictionary()
-        )
 
     def _serial(self) -> int:
         s = self._next_serial
@@ -163,85 +202,151 @@ class TagRegistry:
             ref=weakref.ref(tensor, forget),
             requires_grad=tensor.requires_grad,
             shape=tuple(tensor.shape),
-            dtype=str(tensor.dtype).replace("torch.", ""),
+            dtype=dtype_name(tensor.dtype),
         )
         self._leaves[key] = tag
-        self._by_serial[tag.serial] = tag
         return tag
 
     def known_leaf(self, tensor: torch.Tensor) -> LeafTag | None:
         tag = self._leaves.get(id(tensor))
         return tag if tag is not None and tag.ref() is tensor else None
 
-    def by_serial(self, serial: int) -> NodeTag | LeafTag | None:
-        return self._by_serial.get(serial)
-
     # ---- autograd nodes -----------------------------------------------------
-    def tag_graph(self, grad_fn: Any, exec_id: int, line: int | None) -> NodeTag | None:
+    def tag_of(self, grad_fn: Any) -> NodeTag | None:
+        """The tag this registry gave ``grad_fn``, if any."""
+        return grad_fn.metadata.get(self.key)  # type: ignore[no-any-return]
+
+    def tag_graph(self, grad_fn: Any, origin: Origin) -> NodeTag | None:
         """Tag ``grad_fn`` and every untagged node below it; return its tag.
 
         Nodes already tagged keep their tag (and so the line that created
-        them). Iterative, so deep graphs (long RNN chains) do not hit the
-        recursion limit.
+        them). The usual case, an op whose inputs are tagged already, takes
+        the short path; a graph seen for the first time is tagged by an
+        iterative walk, so deep graphs do not hit the recursion limit.
         """
         if grad_fn is None:
             return None
+        key = self.key
         meta = grad_fn.metadata
-        existing = meta.get(TAG_KEY)
-        if existing is not None:
-            return existing  # type: ignore[no-any-return]
-        # Post-order over untagged nodes: children are tagged before parents.
+        tag = meta.get(key)
+        if tag is not None:
+            return tag  # type: ignore[no-any-return]
+        children: list[NodeTag | LeafTag] = []
+        for child, _ in grad_fn.next_functions:
+            if child is None:
+                continue
+            child_tag = child.metadata.get(key)
+            if child_tag is None:
+                if type(child) is _ACCUMULATE:
+                    child_tag = self.leaf_tag(child.variable)
+                else:
+                    child_tag = self._tag_deep(child, origin)
+            children.append(child_tag)
+        tag = meta[key] = self._new_tag(grad_fn, origin, tuple(children))
+        return tag  # type: ignore[no-any-return]
+
+    def _new_tag(self, node: Any, origin: Origin, children: tuple[NodeTag | LeafTag, ...]) -> NodeTag:
+        shape, dtype = _output_meta(node)
+        return NodeTag(
+            self._serial(),
+            node.name(),
+            origin,
+            node._sequence_nr(),
+            children,
+            _saved_tensor_attrs(node),
+            shape,
+            dtype,
+        )
+
+    def _tag_deep(self, grad_fn: Any, origin: Origin) -> NodeTag:
+        """Post-order over untagged nodes: children are tagged before parents."""
+        key = self.key
         stack: list[tuple[Any, bool]] = [(grad_fn, False)]
         while stack:
             node, expanded = stack.pop()
-            if TAG_KEY in node.metadata:
+            meta = node.metadata
+            if key in meta:
                 continue
             nexts = node.next_functions
             if not expanded:
-                stack.append((node, True))
-                for child, _ in nexts:
-                    if child is not None and not _is_accumulate(child):
-                        if TAG_KEY not in child.metadata:
-                            stack.append((child, False))
-                continue
+                untagged = [
+                    child
+                    for child, _ in nexts
+                    if child is not None and type(child) is not _ACCUMULATE and key not in child.metadata
+                ]
+                if untagged:
+                    stack.append((node, True))
+                    stack.extend((child, False) for child in untagged)
+                    continue
             children: list[NodeTag | LeafTag] = []
             for child, _ in nexts:
                 if child is None:
                     continue
-                if _is_accumulate(child):
-                    children.append(self.leaf_tag(child.variable))
-                else:
-                    children.append(child.metadata[TAG_KEY])
-            attrs = _saved_tensor_attrs(node)
-            shape, dtype = _output_meta(node)
-            tag = NodeTag(
-                serial=self._serial(),
-                op=node.name(),
-                exec_id=exec_id,
-                line=line,
-                sequence_nr=node._sequence_nr(),
-                children=tuple(children),
-                saved_attrs=attrs,
-                saved=read_saved_state(node, attrs),
-                shape=shape,
-                dtype=dtype,
-            )
-            node.metadata[TAG_KEY] = tag
-            self._by_serial[tag.serial] = tag
-        return grad_fn.metadata[TAG_KEY]  # type: ignore[no-any-return]
+                tag = child.metadata.get(key)
+                if tag is None:  # only AccumulateGrad is left untagged
+                    tag = self.leaf_tag(child.variable)
+                children.append(tag)
+            meta[key] = self._new_tag(node, origin, tuple(children))
+        return grad_fn.metadata[key]  # type: ignore[no-any-return]
 
-    def tag_tensor(self, tensor: torch.Tensor, exec_id: int, line: int | None) -> NodeTag | LeafTag:
+    def tag_tensor(self, tensor: torch.Tensor, origin: Origin) -> NodeTag | LeafTag:
         """The tag of a tensor's place in the graph: its grad_fn's, or its own as a leaf."""
         fn = tensor.grad_fn
         if fn is not None:
-            tag = self.tag_graph(fn, exec_id, line)
+            tag = self.tag_graph(fn, origin)
             assert tag is not None
             return tag
         return self.leaf_tag(tensor)
 
+    def mark_freed(self, grad_fns: Iterable[Any], line: int | None) -> int:
+        """After a backward: re-read saved state of reachable nodes; return how many it freed.
+
+        A node counts as freed by this call when its tag said its buffers were
+        present and torch now refuses to hand them out.
+        """
+        freed = 0
+        for node in iter_nodes(grad_fns):
+            tag = node.metadata.get(self.key)
+            if tag is None:
+                tag = self.tag_graph(node, UNKNOWN_ORIGIN)
+            if tag.saved != SAVED_PRESENT:
+                continue
+            if read_saved_state(node, tag.saved_attrs) == SAVED_FREED:
+                tag.saved = SAVED_FREED
+                tag.freed_by_line = line
+                freed += 1
+        return freed
+
+    def first_failing_node(
+        self, grad_fns: Iterable[Any], state: str, *, known: bool = False
+    ) -> NodeTag | None:
+        """The node a failing backward stopped at: the first one torch runs whose
+        saved tensors are in ``state`` (``freed`` or ``modified``).
+
+        The engine runs nodes in decreasing sequence number (a node is always
+        created after its inputs), so that is the reachable node in that state
+        with the highest sequence number. ``known=True`` trusts the state the
+        tags recorded before the call (the failed call itself frees the nodes
+        it ran before it stopped); otherwise torch is asked.
+        """
+        best: NodeTag | None = None
+        for node in iter_nodes(grad_fns):
+            tag = node.metadata.get(self.key)
+            if tag is None or not tag.saved_attrs:
+                continue
+            current = tag.saved if known else read_saved_state(node, tag.saved_attrs)
+            if current != state:
+                continue
+            if best is None or tag.sequence_nr > best.sequence_nr:
+                best = tag
+        return best
+
+
+_ACCUMULATE = torch._C._functions.AccumulateGrad
+
 
 def _is_accumulate(node: Any) -> bool:
-    return hasattr(node, "variable")
+    return type(node) is _ACCUMULATE
 
 
 def iter_nodes(grad_fns: Iterable[Any]) -> Iterator[Any]:
@@ -269,56 +374,6 @@ def reachable_leaves(grad_fns: Iterable[Any]) -> list[torch.Tensor]:
     return list(leaves.values())
 
 
-def mark_freed(grad_fns: Iterable[Any], line: int | None, registry: TagRegistry) -> int:
-    """After a backward: re-read saved state of reachable nodes; return how many it freed.
-
-    A node counts as freed by this call when its tag said its buffers were
-    present and torch now refuses to hand them out.
-    """
-    freed = 0
-    for node in iter_nodes(grad_fns):
-        tag = node.metadata.get(TAG_KEY)
-        if tag is None:
-            tag = registry.tag_graph(node, 0, None)
-        if tag.saved != SAVED_PRESENT:
-            continue
-        state = read_saved_state(node, tag.saved_attrs)
-        if state == SAVED_FREED:
-            tag.saved = SAVED_FREED
-            tag.freed_by_line = line
-            freed += 1
-    return freed
-
-
-def first_failing_node(
-    grad_fns: Iterable[Any], state: str, *, known: bool = False
-) -> NodeTag | None:
-    """The node a failing backward stopped at: the first one torch runs whose saved
-    tensors are in ``state`` (``freed`` or ``modified``).
-
-    The engine runs nodes in decreasing sequence number (a node is always
-    created after its inputs), so that is the reachable node in that state
-    with the highest sequence number. ``known=True`` trusts the state the
-    tags recorded before the call (the failed call itself frees the nodes
-    it ran before it stopped); otherwise torch is asked.
-    """
-    best: NodeTag | None = None
-    for node in iter_nodes(grad_fns):
-        tag = node.metadata.get(TAG_KEY)
-        if tag is None or not tag.saved_attrs:
-            continue
-        current = tag.saved if known else read_saved_state(node, tag.saved_attrs)
-        if current != state:
-            continue
-        if best is None or tag.sequence_nr > best.sequence_nr:
-            best = tag
-    return best
-
-
-def grad_fn_of(tensor: torch.Tensor) -> Any:
-    return tensor.grad_fn
-
-
 def walk_tags(roots: Iterable[NodeTag | LeafTag]) -> list[NodeTag | LeafTag]:
     """Every tag reachable from ``roots``, each once, in no particular order."""
     seen: set[int] = set()
@@ -332,13 +387,3 @@ def walk_tags(roots: Iterable[NodeTag | LeafTag]) -> list[NodeTag | LeafTag]:
         out.append(tag)
         stack.extend(c for c in tag.children if c.serial not in seen)
     return out
-
-
-def collect_graph_tags(
-    tensors: Iterable[torch.Tensor], registry: TagRegistry, exec_id: int, line: int | None
-) -> dict[int, NodeTag | LeafTag]:
-    """Tag each tensor's graph; map ``id(tensor)`` to its tag."""
-    return {id(t): registry.tag_tensor(t, exec_id, line) for t in tensors}
-
-
-Visitor = Callable[[Any], None]

@@ -29,7 +29,7 @@ from gradtutor import autograd_graph as ag
 from gradtutor.events import NameTracker, detect_events, is_routine
 from gradtutor.model import Event, Step
 from gradtutor.observer import CallObserver, LineContext
-from gradtutor.snapshot import ExecInfo, Snapshotter
+from gradtutor.snapshot import Snapshotter
 from gradtutor.source_index import SourceIndex, StatementInfo
 from gradtutor.tracebacks import OVERRIDES_FILE, format_user_traceback, is_tutor_file
 
@@ -46,7 +46,7 @@ class _Frame:
     index: SourceIndex
     is_module: bool
     stmt: StatementInfo | None = None
-    exec_id: int = 0
+    origin: ag.Origin = ag.UNKNOWN_ORIGIN
     lasti: int = -1
     exception: BaseException | None = None
     counts: dict[int, int] = field(default_factory=dict)
@@ -91,8 +91,7 @@ class Engine:
         self.registry = ag.TagRegistry()
         self.context = LineContext()
         self.observer = CallObserver(self.registry, self.context)
-        self.execs: dict[int, ExecInfo] = {}
-        self.snapshotter = Snapshotter(self.registry, self.execs)
+        self.snapshotter = Snapshotter(self.registry)
         self._indexes: dict[str, SourceIndex] = {}
         self._frames: dict[int, _Frame] = {}
         self._stack: list[_Frame] = []
@@ -211,13 +210,9 @@ class Engine:
         self._next_exec += 1
         state.stmt = stmt
         state.lasti = lasti
-        state.exec_id = self._next_exec
+        state.origin = ag.Origin(self._next_exec, stmt.start, stmt.text, stmt.label, state.function)
         state.counts[stmt.start] = state.counts.get(stmt.start, 0) + 1
-        self.execs[state.exec_id] = ExecInfo(
-            state.exec_id, stmt.start, stmt.text, stmt.label, state.function
-        )
-        self.context.exec_id = state.exec_id
-        self.context.line = stmt.start
+        self.context.origin = state.origin
 
     def _end_frame(self, state: _Frame) -> None:
         self._frames.pop(state.key, None)
@@ -230,10 +225,7 @@ class Engine:
                 self._stack.remove(state)
             except ValueError:
                 pass
-        if self._stack:
-            caller = self._stack[-1]
-            self.context.exec_id = caller.exec_id
-            self.context.line = caller.stmt.start if caller.stmt else None
+        self.context.origin = self._stack[-1].origin if self._stack else ag.UNKNOWN_ORIGIN
 
     def _finish_all(self) -> None:
         """Frames still open when the run ends (an uncaught exception) finish now."""
@@ -258,11 +250,9 @@ class Engine:
             namespace = self._namespace_of(frame, state)
             if isinstance(returning, torch.Tensor) and returning.grad_fn is not None:
                 # Nodes only reachable from a return value belong to this line.
-                self.registry.tag_graph(returning.grad_fn, state.exec_id, stmt.start)
-            self._record_const_reads(state, stmt, namespace)
-            snapshot = self.snapshotter.take(
-                namespace, exec_id=state.exec_id, line=stmt.start, frame_key=state.key
-            )
+                self.registry.tag_graph(returning.grad_fn, state.origin)
+            self._record_const_reads(state.origin, stmt, namespace)
+            snapshot = self.snapshotter.take(namespace, origin=state.origin, frame_key=state.key)
             tracker = self._trackers.setdefault(state.key, NameTracker())
             exception = state.exception
             events = detect_events(
@@ -279,7 +269,6 @@ class Engine:
                 observer.error_details.pop(id(exception), None)
             events = [_with_sources(e, state.index) for e in events]
             state.exception = None
-            self._prune_execs()
             iteration = state.counts.get(stmt.start, 1)
             hidden = iteration > self.max_iterations and all(is_routine(e) for e in events)
             output = self._take_output()
@@ -289,7 +278,7 @@ class Engine:
                 return
             self._next_step += 1
             step = Step(
-                index=state.exec_id,
+                index=state.origin.exec_id,
                 line=stmt.start,
                 source=stmt.text,
                 snapshot=snapshot,
@@ -308,23 +297,15 @@ class Engine:
             observer.paused = False
 
     def _record_const_reads(
-        self, state: _Frame, stmt: StatementInfo, namespace: dict[str, Any]
+        self, origin: ag.Origin, stmt: StatementInfo, namespace: dict[str, Any]
     ) -> None:
-        info = self.execs.get(state.exec_id)
-        if info is None:
-            return
+        """The named tensors without requires_grad the statement read: its const inputs."""
         consts = []
         for name in stmt.reads:
             value = namespace.get(name)
             if isinstance(value, torch.Tensor) and not value.requires_grad:
                 consts.append(self.registry.leaf_tag(value))
-        info.const_reads = consts
-
-    def _prune_execs(self) -> None:
-        keep = self.snapshotter.live_execs | {f.exec_id for f in self._stack}
-        if len(self.execs) > len(keep):
-            for exec_id in [e for e in self.execs if e not in keep]:
-                del self.execs[exec_id]
+        origin.const_reads = tuple(consts)
 
     def _take_output(self) -> str:
         if self._out is None:

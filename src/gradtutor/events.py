@@ -151,7 +151,7 @@ def detect_events(
                 Event.make("inplace", rec_line, name=name_of(rec.ref), op=rec.op, version=rec.version)
             )
 
-    events.extend(_name_events(line, iteration, namespace, tracker, snapshot.ops))
+    events.extend(_name_events(line, iteration, namespace, tracker, snapshot))
 
     if exception is not None:
         events.append(_error_event(line, exception, (error_details or {}).get(id(exception), {}), name_of))
@@ -181,15 +181,17 @@ def _accumulated_events(
 
 
 def _name_events(
-    line: int, iteration: int, namespace: Mapping[str, Any], tracker: NameTracker, ops: Graph
+    line: int, iteration: int, namespace: Mapping[str, Any], tracker: NameTracker, snapshot: Snapshot
 ) -> list[Event]:
     events: list[Event] = []
-    live_ids = {n.id for n in ops.nodes if not n.dropped}
+    ops = snapshot.ops
+    node_of = {b.name: b.node for b in snapshot.bindings}
+    live: set[str] | None = None
     current: dict[str, _Bound] = {}
     for name, value in namespace.items():
         if not isinstance(value, torch.Tensor) or name.startswith("__"):
             continue
-        node = _node_id(ops, name)
+        node = node_of.get(name)
         current[name] = _Bound(weakref.ref(value), node)
         old = tracker.bound.get(name)
         if old is None:
@@ -197,7 +199,9 @@ def _name_events(
             continue
         old_value = old.ref()
         if old_value is not value:
-            old_in_graph = old.node is not None and old.node in live_ids
+            if live is None:
+                live = {n.id for n in ops.nodes if not n.dropped}
+            old_in_graph = old.node is not None and old.node in live
             events.append(
                 Event.make("name-rebound", line, name=name, old_in_graph=old_in_graph, old_node=old.node, node=node)
             )
@@ -208,11 +212,6 @@ def _name_events(
                 events.append(Event.make("graph-growth", line, name=name, nodes=nodes))
     tracker.bound = current
     return events
-
-
-def _node_id(ops: Graph, name: str) -> str | None:
-    node = ops.by_name(name)
-    return node.id if node is not None else None
 
 
 def _ancestors(ops: Graph, node_id: str) -> set[str]:

@@ -33,14 +33,13 @@ _SAVED_PRIORITY = (SAVED_FREED, SAVED_MODIFIED, SAVED_PRESENT, SAVED_NONE)
 def group_statements(
     ops: Graph,
     *,
-    execs: Mapping[int, Any],
-    live_execs: set[int],
+    origins: Mapping[int, Any],
     const_nodes: Mapping[int, tuple[Node, ...]],
     module_sizes: Mapping[str, int],
 ) -> Graph:
     """Group ``ops`` by statement execution; see the module docstring.
 
-    ``execs`` maps an execution id to its ``ExecInfo`` (line, source, label);
+    ``origins`` maps an execution id to its ``Origin`` (line, source, label);
     ``const_nodes`` the const inputs each execution read; ``module_sizes``
     the parameter count of each named module.
     """
@@ -80,7 +79,7 @@ def group_statements(
                 detail=f"{module_sizes.get(name, 0)} parameters",
             )
         elif group.startswith("s"):
-            nodes[group] = _statement_node(group, members[group], execs)
+            nodes[group] = _statement_node(group, members[group], origins)
         else:
             nodes[group] = members[group][0]
 
@@ -94,7 +93,7 @@ def group_statements(
 
     # Const inputs first, so a statement's inputs are listed in reading order.
     consts: dict[str, Node] = {}
-    for exec_id in sorted(live_execs):
+    for exec_id in sorted(const_nodes):
         for const in const_nodes.get(exec_id, ()):
             consts.setdefault(const.id, const)
             link(const.id, f"s{exec_id}")
@@ -105,8 +104,8 @@ def group_statements(
     return Graph(tuple(ordered), tuple(edges))
 
 
-def _statement_node(group: str, members: list[Node], execs: Mapping[int, Any]) -> Node:
-    info = execs.get(members[0].step) if members[0].step is not None else None
+def _statement_node(group: str, members: list[Node], origins: Mapping[int, Any]) -> Node:
+    info = origins.get(members[0].step) if members[0].step is not None else None
     named = [m for m in members if m.names]
     # The statement's output: the node its targets are bound to, else the newest.
     output = named[-1] if named else members[-1]

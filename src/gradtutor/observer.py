@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import inspect
 import re
+import sys
 import weakref
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -31,8 +32,11 @@ TensorRef = "weakref.ref[torch.Tensor]"
 class LineContext:
     """Where the user's program is: set by the stepper, read by the observer."""
 
-    exec_id: int = 0
-    line: int | None = None
+    origin: ag.Origin = ag.UNKNOWN_ORIGIN
+
+    @property
+    def line(self) -> int | None:
+        return self.origin.line
 
 
 @dataclass
@@ -158,14 +162,28 @@ class CallObserver(TorchFunctionMode):
         ):
             for t in _tensors_in(out):
                 self.records.append(DetachRecord(self.context.line, "no_grad", weakref.ref(t)))
-        self._tag_outputs(out)
+        trace = sys.gettrace()
+        if trace is None:
+            self._tag_outputs(out)
+        else:
+            # The stepper's trace function would be called for each of our
+            # own function calls; they are not the user's, so skip them.
+            sys.settrace(None)
+            try:
+                self._tag_outputs(out)
+            finally:
+                sys.settrace(trace)
         return out
 
     def _tag_outputs(self, out: Any) -> None:
-        for t in _tensors_in(out):
-            fn = t.grad_fn
-            if fn is not None and ag.TAG_KEY not in fn.metadata:
-                self.registry.tag_graph(fn, self.context.exec_id, self.context.line)
+        if isinstance(out, torch.Tensor):
+            fn = out.grad_fn
+            if fn is not None:
+                self.registry.tag_graph(fn, self.context.origin)
+        elif isinstance(out, (tuple, list)):
+            for t in out:
+                if isinstance(t, torch.Tensor) and t.grad_fn is not None:
+                    self.registry.tag_graph(t.grad_fn, self.context.origin)
 
     # ---- handlers -----------------------------------------------------------
     def _bind(self, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
@@ -194,7 +212,7 @@ class CallObserver(TorchFunctionMode):
         line = self.context.line
         grad_fns = [t.grad_fn for t in roots if t.grad_fn is not None]
         for fn in grad_fns:
-            self.registry.tag_graph(fn, self.context.exec_id, line)
+            self.registry.tag_graph(fn, self.context.origin)
         before = []
         if api == "backward":
             for leaf in ag.reachable_leaves(grad_fns):
@@ -207,7 +225,7 @@ class CallObserver(TorchFunctionMode):
             raise
         record = BackwardRecord(line, api, retain, create, roots=[weakref.ref(t) for t in roots])
         if not retain:
-            record.freed = ag.mark_freed(grad_fns, line, self.registry)
+            record.freed = self.registry.mark_freed(grad_fns, line)
         for ref, old, old_version in before:
             leaf = ref()
             if leaf is None:
@@ -230,19 +248,19 @@ class CallObserver(TorchFunctionMode):
             # The node that stopped it was freed by an earlier call: its tag
             # already says so. Nodes this failed call ran before stopping
             # are freed now too, so mark them after choosing.
-            tag = ag.first_failing_node(grad_fns, SAVED_FREED, known=True)
-            ag.mark_freed(grad_fns, self.context.line, self.registry)
+            tag = self.registry.first_failing_node(grad_fns, SAVED_FREED, known=True)
+            self.registry.mark_freed(grad_fns, self.context.line)
             if tag is not None:
                 details = {
                     "node": tag.node_id,
                     "node_op": tag.op,
-                    "node_line": tag.line,
+                    "node_line": tag.origin.line,
                     "freed_by_line": tag.freed_by_line,
                 }
         elif cause == "inplace-modified":
-            tag = ag.first_failing_node(grad_fns, SAVED_MODIFIED)
+            tag = self.registry.first_failing_node(grad_fns, SAVED_MODIFIED)
             if tag is not None:
-                details = {"node": tag.node_id, "node_op": tag.op, "node_line": tag.line}
+                details = {"node": tag.node_id, "node_op": tag.op, "node_line": tag.origin.line}
             details.update(self._modified_at(str(exc)))
         if details:
             self.error_details[id(exc)] = details

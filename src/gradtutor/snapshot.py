@@ -1,65 +1,46 @@
 """Turns the tensors bound to names into a frozen :class:`Snapshot`.
 
-``take_snapshot`` reads a namespace (the frame's locals over the module's
-globals), tags any graph it has not seen yet, walks the tags reachable from
-the named tensors and builds the op view and the statement view. It never
-holds a tensor or an autograd node after it returns.
+:meth:`Snapshotter.take` reads a namespace (the frame's locals over the
+module's globals), tags any graph it has not seen yet, walks the tags
+reachable from the named tensors and builds the op view and the statement
+view. It never holds a tensor or an autograd node after it returns.
+
+Cost: one walk over the reachable tags per step. The frozen ``Node`` of a
+tag is cached on the tag and rebuilt only when what it shows changes (its
+names, its saved state, its gradient), so a step on an unchanged graph
+allocates almost nothing; and the statement view is regrouped only when the
+op view changed.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+import reprlib
+from dataclasses import replace
 from typing import Any, Mapping
 
 import torch
 
 from gradtutor import autograd_graph as ag
 from gradtutor.grouping import group_statements
-from gradtutor.model import (
-    CONST,
-    LEAF,
-    OP,
-    Binding,
-    Edge,
-    Graph,
-    Node,
-    Snapshot,
-)
+from gradtutor.model import CONST, LEAF, OP, Binding, Edge, Graph, Node, Snapshot
 
 GRAD_LIST_LIMIT = 100  # a .grad with more elements is summarised, not listed
 
 
-@dataclass
-class ExecInfo:
-    """One execution of one statement: what nodes created by it are labelled with."""
-
-    exec_id: int
-    line: int | None
-    source: str
-    label: str
-    function: str
-    const_reads: list[ag.LeafTag] = field(default_factory=list)
-
-
-@dataclass
-class _Named:
-    tensors: list[tuple[str, torch.Tensor]]
-    modules: list[tuple[str, torch.nn.Module]]
-    others: list[tuple[str, Any]]
-
-
-def _split_namespace(namespace: Mapping[str, Any]) -> _Named:
-    named = _Named([], [], [])
+def split_namespace(
+    namespace: Mapping[str, Any],
+) -> tuple[list[tuple[str, torch.Tensor]], list[tuple[str, torch.nn.Module]]]:
+    """The tensors and the modules bound to names (dunder names excluded)."""
+    tensors: list[tuple[str, torch.Tensor]] = []
+    modules: list[tuple[str, torch.nn.Module]] = []
     for name, value in namespace.items():
-        if name.startswith("__") or name.startswith("@"):
+        if name.startswith("__"):
             continue
         if isinstance(value, torch.Tensor):
-            named.tensors.append((name, value))
+            tensors.append((name, value))
         elif isinstance(value, torch.nn.Module):
-            named.modules.append((name, value))
-        else:
-            named.others.append((name, value))
-    return named
+            modules.append((name, value))
+    return tensors, modules
 
 
 def summarize_values(t: torch.Tensor) -> Any:
@@ -77,7 +58,8 @@ def summarize_values(t: torch.Tensor) -> Any:
     }
 
 
-def _short_repr(value: Any) -> str:
+def describe_value(value: Any) -> str:
+    """A one-line description of what a name refers to (for ``:names``)."""
     if isinstance(value, torch.Tensor):
         flags = []
         if value.requires_grad:
@@ -85,206 +67,193 @@ def _short_repr(value: Any) -> str:
         if value.grad_fn is not None:
             flags.append(f"grad_fn={value.grad_fn.name()}")
         shape = "x".join(str(s) for s in value.shape) or "scalar"
-        return f"tensor {shape} {str(value.dtype).replace('torch.', '')}" + (
-            " " + " ".join(flags) if flags else ""
-        )
+        return f"tensor {shape} {ag.dtype_name(value.dtype)}" + (" " + " ".join(flags) if flags else "")
     if isinstance(value, torch.nn.Module):
         n = sum(p.numel() for p in value.parameters())
         return f"{type(value).__name__} ({n} parameters)"
-    text = repr(value)
+    text = _REPR.repr(value)
     return text if len(text) <= 60 else text[:59] + "…"
 
 
-class Snapshotter:
-    """Builds snapshots; remembers just enough between steps to name ghosts."""
+_REPR = reprlib.Repr()
+_REPR.maxstring = 60
+_REPR.maxother = 60
 
-    def __init__(self, registry: ag.TagRegistry, execs: dict[int, ExecInfo]) -> None:
+
+class Snapshotter:
+    """Builds snapshots; remembers the previous one of each frame to find ghosts."""
+
+    def __init__(self, registry: ag.TagRegistry) -> None:
         self.registry = registry
-        self.execs = execs
-        self.live_execs: set[int] = set()
-        self._former_names: dict[str, tuple[str, ...]] = {}
         self._previous: dict[Any, Snapshot] = {}
+        self._grouped: tuple[Any, Graph] | None = None
 
     def forget_frame(self, frame_key: Any) -> None:
         self._previous.pop(frame_key, None)
 
-    def previous(self, frame_key: Any) -> Snapshot | None:
-        return self._previous.get(frame_key)
-
-    def take(
-        self,
-        namespace: Mapping[str, Any],
-        *,
-        exec_id: int,
-        line: int | None,
-        frame_key: Any = None,
-    ) -> Snapshot:
-        named = _split_namespace(namespace)
-        param_names: dict[int, str] = {}
-        param_module: dict[int, str] = {}
-        for mod_name, module in named.modules:
+    def take(self, namespace: Mapping[str, Any], *, origin: ag.Origin, frame_key: Any = None) -> Snapshot:
+        tensors, modules = split_namespace(namespace)
+        param_names: dict[int, tuple[str, str]] = {}
+        module_sizes: dict[str, int] = {}
+        for mod_name, module in modules:
+            size = 0
             for p_name, param in module.named_parameters():
-                param_names.setdefault(id(param), f"{mod_name}.{p_name}")
-                param_module.setdefault(id(param), mod_name)
+                param_names.setdefault(id(param), (f"{mod_name}.{p_name}", mod_name))
+                size += param.numel()
+            module_sizes[mod_name] = size
 
-        names_of: dict[int, list[str]] = {}
+        names_of: dict[int, tuple[str, ...]] = {}
         roots: list[ag.NodeTag | ag.LeafTag] = []
-        tensor_of_serial: dict[int, torch.Tensor] = {}
-        for name, t in named.tensors:
-            if not t.requires_grad:
-                known = self.registry.known_leaf(t)
-                if known is not None:
-                    names_of.setdefault(known.serial, []).append(name)
-                continue
-            tag = self.registry.tag_tensor(t, exec_id, line)
-            names_of.setdefault(tag.serial, []).append(name)
-            roots.append(tag)
-            tensor_of_serial[tag.serial] = t
+        tensor_of: dict[int, torch.Tensor] = {}
+        for name, t in tensors:
+            if t.requires_grad:
+                tag: ag.NodeTag | ag.LeafTag | None = self.registry.tag_tensor(t, origin)
+                roots.append(tag)  # type: ignore[arg-type]
+            else:
+                tag = self.registry.known_leaf(t)
+            if tag is not None:
+                names_of[tag.serial] = names_of.get(tag.serial, ()) + (name,)
+                tensor_of[tag.serial] = t
 
         tags = sorted(ag.walk_tags(roots), key=lambda tag: tag.serial)
         nodes: list[Node] = []
         edges: list[Edge] = []
+        origins: dict[int, ag.Origin] = {}
         for tag in tags:
-            names = tuple(names_of.get(tag.serial, ()))
-            former = self._remember_names(tag.node_id, names)
+            names = names_of.get(tag.serial, ())
             if isinstance(tag, ag.NodeTag):
-                info = self.execs.get(tag.exec_id)
-                t = tensor_of_serial.get(tag.serial)
-                nodes.append(
-                    Node(
-                        id=tag.node_id,
-                        kind=OP,
-                        label=tag.op,
-                        names=names,
-                        former_names=former,
-                        line=tag.line,
-                        source=info.source if info else None,
-                        step=tag.exec_id,
-                        requires_grad=True,
-                        shape=tag.shape,
-                        dtype=tag.dtype,
-                        saved=tag.saved,
-                        freed_by_line=tag.freed_by_line,
-                        retains_grad=bool(t is not None and t.retains_grad),
-                        has_grad=bool(t is not None and t.retains_grad and t.grad is not None),
-                    )
-                )
-                edges.extend(ag_edge(child, tag) for child in tag.children)
+                origins[tag.origin.exec_id] = tag.origin
+                nodes.append(self._op_view(tag, names, tensor_of.get(tag.serial)))
+                if tag.edges is None:
+                    tag.edges = tuple(Edge(child.node_id, tag.node_id) for child in tag.children)
+                edges.extend(tag.edges)
             else:
-                leaf = tag.tensor()
-                label = names[0] if names else param_names.get(id(leaf), "") if leaf is not None else ""
-                nodes.append(
-                    Node(
-                        id=tag.node_id,
-                        kind=LEAF if tag.requires_grad else CONST,
-                        label=label or (former[0] if former else "tensor"),
-                        names=names,
-                        former_names=former,
-                        requires_grad=tag.requires_grad,
-                        shape=tag.shape,
-                        dtype=tag.dtype,
-                        has_grad=bool(leaf is not None and leaf.grad is not None),
-                        detail=param_module.get(id(leaf), "") if leaf is not None else "",
-                    )
-                )
+                nodes.append(self._leaf_view(tag, names, param_names))
         ops = Graph(tuple(nodes), tuple(edges))
 
-        live_execs = {tag.exec_id for tag in tags if isinstance(tag, ag.NodeTag)}
-        statements = group_statements(
-            ops,
-            execs=self.execs,
-            live_execs=live_execs,
-            const_nodes=self._const_nodes(live_execs, names_of),
-            module_sizes={name: sum(p.numel() for p in m.parameters()) for name, m in named.modules},
-        )
-        self._prune(ops, statements)
-        self.live_execs = live_execs
+        consts = {
+            exec_id: tuple(self._leaf_view(c, names_of.get(c.serial, ()), {}) for c in o.const_reads)
+            for exec_id, o in origins.items()
+            if o.const_reads
+        }
+        statements = self._group(ops, origins, consts, module_sizes)
 
         previous = self._previous.get(frame_key)
         if previous is not None:
-            ops = _with_dropped(previous.ops, ops)
-            statements = _with_dropped(previous.statements, statements)
+            ops = with_dropped(previous.ops, ops)
+            statements = with_dropped(previous.statements, statements)
 
         grads: list[tuple[str, Any]] = []
-        for name, t in named.tensors:
+        for name, t in tensors:
             if t.is_leaf or t.retains_grad:
                 g = t.grad
                 if g is not None:
                     grads.append((name, summarize_values(g)))
-        bindings = tuple(
-            Binding(name, type(value).__name__, _binding_node(self.registry, value), _short_repr(value))
-            for name, value in sorted(
-                [*named.tensors, *named.modules, *named.others], key=lambda item: item[0]
-            )
-            if not callable(value) or isinstance(value, torch.nn.Module)
-            if type(value).__name__ != "module"
-        )
-        snap = Snapshot(exec_id, line, ops, statements, bindings, tuple(grads))
+        snap = Snapshot(origin.exec_id, origin.line, ops, statements, self._bindings(namespace), tuple(grads))
         self._previous[frame_key] = snap
         return snap
 
-    def _const_nodes(
-        self, live_execs: set[int], names_of: dict[int, list[str]]
-    ) -> dict[int, tuple[Node, ...]]:
-        """The named tensors without requires_grad that each live statement read."""
-        out: dict[int, tuple[Node, ...]] = {}
-        for exec_id in live_execs:
-            info = self.execs.get(exec_id)
-            if info is None or not info.const_reads:
-                continue
-            consts = []
-            for const in info.const_reads:
-                names = tuple(names_of.get(const.serial, ()))
-                former = self._remember_names(const.node_id, names)
-                consts.append(
-                    Node(
-                        id=const.node_id,
-                        kind=CONST,
-                        label=names[0] if names else (former[0] if former else "tensor"),
-                        names=names,
-                        former_names=former,
-                        requires_grad=False,
-                        shape=const.shape,
-                        dtype=const.dtype,
-                    )
-                )
-            out[exec_id] = tuple(consts)
-        return out
-
-    def _remember_names(self, node_id: str, names: tuple[str, ...]) -> tuple[str, ...]:
+    # ---- node views (cached on the tags) --------------------------------------
+    @staticmethod
+    def _remember(tag: ag.NodeTag | ag.LeafTag, names: tuple[str, ...]) -> tuple[str, ...]:
+        """The names a tag had before it lost them (for ghosts like ``x (old)``)."""
         if names:
-            self._former_names[node_id] = names
+            tag.former = names
             return ()
-        return self._former_names.get(node_id, ())
+        return tag.former
 
-    def _prune(self, ops: Graph, statements: Graph) -> None:
-        live_ids = {n.id for n in ops.nodes} | {n.id for n in statements.nodes}
-        for node_id in [k for k in self._former_names if k not in live_ids]:
-            del self._former_names[node_id]
+    def _op_view(self, tag: ag.NodeTag, names: tuple[str, ...], t: torch.Tensor | None) -> Node:
+        former = self._remember(tag, names)
+        retains = t is not None and t.retains_grad
+        has_grad = retains and t.grad is not None  # type: ignore[union-attr]
+        key = (names, former, tag.saved, tag.freed_by_line, retains, has_grad)
+        if tag.view is None or tag.view[0] != key:
+            origin = tag.origin
+            tag.view = (
+                key,
+                Node(
+                    id=tag.node_id,
+                    kind=OP,
+                    label=tag.op,
+                    names=names,
+                    former_names=former,
+                    line=origin.line,
+                    source=origin.source or None,
+                    step=origin.exec_id,
+                    requires_grad=True,
+                    shape=tag.shape,
+                    dtype=tag.dtype,
+                    saved=tag.saved,
+                    freed_by_line=tag.freed_by_line,
+                    retains_grad=retains,
+                    has_grad=has_grad,
+                ),
+            )
+        return tag.view[1]  # type: ignore[no-any-return]
+
+    def _leaf_view(
+        self, tag: ag.LeafTag, names: tuple[str, ...], param_names: Mapping[int, tuple[str, str]]
+    ) -> Node:
+        former = self._remember(tag, names)
+        leaf = tag.tensor()
+        has_grad = leaf is not None and leaf.grad is not None
+        path, module = param_names.get(id(leaf), ("", "")) if leaf is not None else ("", "")
+        label = names[0] if names else path or (former[0] if former else "tensor")
+        key = (names, former, has_grad, label, module)
+        if tag.view is None or tag.view[0] != key:
+            tag.view = (
+                key,
+                Node(
+                    id=tag.node_id,
+                    kind=LEAF if tag.requires_grad else CONST,
+                    label=label,
+                    names=names,
+                    former_names=former,
+                    requires_grad=tag.requires_grad,
+                    shape=tag.shape,
+                    dtype=tag.dtype,
+                    has_grad=has_grad,
+                    detail=module,
+                ),
+            )
+        return tag.view[1]  # type: ignore[no-any-return]
+
+    def _group(
+        self,
+        ops: Graph,
+        origins: Mapping[int, ag.Origin],
+        consts: Mapping[int, tuple[Node, ...]],
+        module_sizes: Mapping[str, int],
+    ) -> Graph:
+        key = (ops, tuple(sorted(consts.items())), tuple(sorted(module_sizes.items())))
+        if self._grouped is not None and self._grouped[0] == key:
+            return self._grouped[1]
+        graph = group_statements(ops, origins=origins, const_nodes=consts, module_sizes=module_sizes)
+        self._grouped = (key, graph)
+        return graph
+
+    def _bindings(self, namespace: Mapping[str, Any]) -> tuple[Binding, ...]:
+        out = []
+        for name in sorted(namespace):
+            value = namespace[name]
+            if name.startswith("__") or type(value).__name__ in ("module", "function", "builtin_function_or_method", "type"):
+                continue
+            node = None
+            if isinstance(value, torch.Tensor):
+                fn = value.grad_fn
+                tag = self.registry.tag_of(fn) if fn is not None else self.registry.known_leaf(value)
+                node = tag.node_id if tag is not None else None
+            out.append(Binding(name, type(value).__name__, node, describe_value(value)))
+        return tuple(out)
 
 
-def ag_edge(child: ag.NodeTag | ag.LeafTag, parent: ag.NodeTag) -> Edge:
-    return Edge(child.node_id, parent.node_id)
-
-
-def _binding_node(registry: ag.TagRegistry, value: Any) -> str | None:
-    if not isinstance(value, torch.Tensor):
-        return None
-    fn = value.grad_fn
-    if fn is not None:
-        tag = fn.metadata.get(ag.TAG_KEY)
-        return tag.node_id if tag is not None else None
-    leaf = registry.known_leaf(value)
-    return leaf.node_id if leaf is not None else None
-
-
-def _with_dropped(previous: Graph, current: Graph) -> Graph:
+def with_dropped(previous: Graph, current: Graph) -> Graph:
     """Add the nodes that were in ``previous`` and are gone now, once, as ghosts."""
     current_ids = {n.id for n in current.nodes}
     dropped = [
         replace(n, dropped=True, names=(), former_names=n.names or n.former_names)
         for n in previous.nodes
-        if n.id not in current_ids and not n.dropped
+        if not n.dropped and n.id not in current_ids
     ]
     if not dropped:
         return current
