@@ -61,7 +61,10 @@ class RunResult:
     exception: BaseException | None = None
     traceback: str | None = None
     exit_code: int = 0
+    exited: bool = False  # the code raised SystemExit
     hidden_steps: int = 0
+    value: Any = None  # the value of the last expression statement (run_cell)
+    has_value: bool = False
 
 
 class Engine:
@@ -104,6 +107,7 @@ class Engine:
         self._steps: list[Step] = []
         self._hidden_total = 0
         self.last_value: Any = None
+        self._displayed: list[Any] = []
 
     # ---- sources ------------------------------------------------------------
     def add_source(self, filename: str, source: str, tree: ast.Module | None = None) -> None:
@@ -113,27 +117,53 @@ class Engine:
             linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
 
     # ---- running ------------------------------------------------------------
-    def run_code(self, code: CodeType, filename: str | None = None) -> RunResult:
-        """Execute ``code`` in the namespace, stepping through traced sources.
+    def run_cell(self, source: str, filename: str) -> RunResult:
+        """Run one shell input as python's REPL would: statement by statement,
+        showing the value of an expression statement (``result.value``) and
+        binding it to ``_``.
+
+        Raises SyntaxError (with the input's filename and line) when the
+        input does not compile; nothing has run then.
+        """
+        tree = ast.parse(source, filename, "exec")
+        codes = [compile(ast.Interactive(body=[stmt]), filename, "single") for stmt in tree.body]
+        self.add_source(filename, source, tree)
+        return self.run_code(codes)
+
+    def _display(self, value: Any) -> None:
+        if value is None:
+            return
+        self.namespace["_"] = value
+        self.last_value = value
+        self._displayed.append(value)
+
+    def run_code(self, code: CodeType | list[CodeType]) -> RunResult:
+        """Execute ``code`` (or several code objects, in order, stopping at the
+        first that raises) in the namespace, stepping through traced sources.
 
         Outcomes: normal completion (``exception`` None, exit_code 0); an
         uncaught exception (``exception`` set, its user traceback formatted,
-        exit_code 1); ``SystemExit`` (exit_code from it). KeyboardInterrupt
-        propagates to the caller after the steps so far are reported.
+        exit_code 1); ``SystemExit`` (``exited`` set, exit_code from it).
+        KeyboardInterrupt propagates to the caller after the steps so far
+        are reported.
         """
         self._steps = []
         self._hidden_total = 0
+        self._displayed = []
         result = RunResult(self._steps)
-        old_stdout = sys.stdout
+        old_stdout, old_displayhook = sys.stdout, sys.displayhook
         if self.capture_output:
             self._out = io.StringIO()
             self._out_pos = 0
             sys.stdout = self._out
+        sys.displayhook = self._display
         try:
             with self._observing():
-                exec(code, self.namespace)
+                for one in code if isinstance(code, list) else [code]:
+                    exec(one, self.namespace)
         except SystemExit as exc:
             result.exit_code = _exit_code(exc)
+            result.exited = True
         except KeyboardInterrupt:
             raise
         except BaseException as exc:  # the user's exception, reported not raised
@@ -143,9 +173,14 @@ class Engine:
         finally:
             self._finish_all()
             sys.stdout = old_stdout
+            sys.displayhook = old_displayhook
             self._out = None
             self._seen_exceptions.clear()
         result.hidden_steps = self._hidden_total
+        if self._displayed:
+            result.value = self._displayed[-1]
+            result.has_value = True
+        self._displayed = []
         return result
 
     @contextmanager
@@ -171,18 +206,21 @@ class Engine:
         index = self._indexes.get(code.co_filename)
         if index is None or not _steppable(code):
             return None
+        is_module = code.co_name == "<module>"
         state = _Frame(
-            key=id(frame),
+            # Module-level code shares one namespace across shell inputs, so
+            # what the tutor remembers of it is keyed by that namespace.
+            key=id(frame.f_globals) if is_module else id(frame),
             function=code.co_name,
             index=index,
-            is_module=code.co_name == "<module>",
+            is_module=is_module,
         )
         self._frames[state.key] = state
         self._stack.append(state)
         return self._local_trace
 
     def _local_trace(self, frame: FrameType, event: str, arg: Any) -> Any:
-        state = self._frames.get(id(frame))
+        state = self._frames.get(id(frame.f_globals) if frame.f_code.co_name == "<module>" else id(frame))
         if state is None:
             return None
         if event == "line":
@@ -216,8 +254,9 @@ class Engine:
 
     def _end_frame(self, state: _Frame) -> None:
         self._frames.pop(state.key, None)
-        self._trackers.pop(state.key, None)
-        self.snapshotter.forget_frame(state.key)
+        if not state.is_module:
+            self._trackers.pop(state.key, None)
+            self.snapshotter.forget_frame(state.key)
         if self._stack and self._stack[-1] is state:
             self._stack.pop()
         else:

@@ -20,7 +20,8 @@ from typing import Any, Mapping
 
 import torch
 
-from gradtutor.model import OP, Event, Graph, Snapshot
+from gradtutor.model import OP, Event, Snapshot
+from gradtutor.snapshot import is_tracked_name
 from gradtutor.observer import (
     BackwardRecord,
     DetachRecord,
@@ -79,7 +80,7 @@ class NameTracker:
 def _names_by_id(namespace: Mapping[str, Any]) -> dict[int, list[str]]:
     out: dict[int, list[str]] = {}
     for name, value in namespace.items():
-        if isinstance(value, torch.Tensor) and not name.startswith("__"):
+        if isinstance(value, torch.Tensor) and is_tracked_name(name):
             out.setdefault(id(value), []).append(name)
     return out
 
@@ -88,7 +89,7 @@ def _param_paths(namespace: Mapping[str, Any]) -> dict[int, tuple[str, str]]:
     """``id(param)`` -> (module name, parameter path) for named modules."""
     out: dict[int, tuple[str, str]] = {}
     for name, value in namespace.items():
-        if isinstance(value, torch.nn.Module) and not name.startswith("__"):
+        if isinstance(value, torch.nn.Module) and is_tracked_name(name):
             for p_name, p in value.named_parameters():
                 out.setdefault(id(p), (name, f"{name}.{p_name}"))
     return out
@@ -189,7 +190,7 @@ def _name_events(
     live: set[str] | None = None
     current: dict[str, _Bound] = {}
     for name, value in namespace.items():
-        if not isinstance(value, torch.Tensor) or name.startswith("__"):
+        if not isinstance(value, torch.Tensor) or not is_tracked_name(name):
             continue
         node = node_of.get(name)
         current[name] = _Bound(weakref.ref(value), node)

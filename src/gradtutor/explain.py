@@ -69,6 +69,24 @@ def _as_main_program(path: str, args: list[str]) -> Iterator[None]:
             sys.path[0] = old_path0
 
 
+def make_console(env: Environment, *, width: int, plain: bool) -> Any:
+    """The rich console front ends print to: colour only on a terminal, never
+    with --plain or NO_COLOR."""
+    from rich.console import Console
+
+    color = env.color and not plain
+    return Console(
+        file=env.stdout,
+        width=width,
+        color_system="auto" if color else None,
+        force_terminal=color or None,
+        no_color=not color,
+        highlight=False,
+        emoji=False,
+        soft_wrap=False,
+    )
+
+
 def run_explain(args: argparse.Namespace, env: Environment | None = None) -> int:
     env = env or Environment.from_process()
     source, code = read_program(args.file)
@@ -135,31 +153,19 @@ def _explain_text(
     namespace: dict[str, Any],
     level: str,
 ) -> int:
-    from rich.console import Console
-
     from gradtutor.engine import Engine
     from gradtutor.explanations import book_for
     from gradtutor.narrate import NarrationOptions, Narrator
 
-    color = env.color and not args.plain
     width = args.width or env.width
-    console = Console(
-        file=env.stdout,
-        width=width,
-        color_system="auto" if color else None,
-        force_terminal=color or None,
-        no_color=not color,
-        highlight=False,
-        emoji=False,
-        soft_wrap=False,
-    )
-    book = book_for(args.lang or env.language)
+    console = make_console(env, width=width, plain=args.plain)
     options = NarrationOptions(level=level, width=width, ascii=args.ascii or not env.unicode)
-    narrator = Narrator(console, book, options)
+    narrator = Narrator(book_for(args.lang or env.language), options)
 
     def on_step(step: Step) -> None:
         env.stdout.flush()
-        narrator.step(step)
+        for renderable in narrator.step(step):
+            console.print(renderable)
         env.stdout.flush()
 
     engine = Engine(namespace, on_step=on_step, max_iterations=args.max_iterations)

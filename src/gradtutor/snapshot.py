@@ -27,6 +27,11 @@ from gradtutor.model import CONST, LEAF, OP, Binding, Edge, Graph, Node, Snapsho
 GRAD_LIST_LIMIT = 100  # a .grad with more elements is summarised, not listed
 
 
+def is_tracked_name(name: str) -> bool:
+    """Names the tutor draws and reports: not dunders, not the shell's ``_``."""
+    return not name.startswith("__") and name != "_"
+
+
 def split_namespace(
     namespace: Mapping[str, Any],
 ) -> tuple[list[tuple[str, torch.Tensor]], list[tuple[str, torch.nn.Module]]]:
@@ -34,7 +39,7 @@ def split_namespace(
     tensors: list[tuple[str, torch.Tensor]] = []
     modules: list[tuple[str, torch.nn.Module]] = []
     for name, value in namespace.items():
-        if name.startswith("__"):
+        if not is_tracked_name(name):
             continue
         if isinstance(value, torch.Tensor):
             tensors.append((name, value))
@@ -236,7 +241,7 @@ class Snapshotter:
         out = []
         for name in sorted(namespace):
             value = namespace[name]
-            if name.startswith("__") or type(value).__name__ in ("module", "function", "builtin_function_or_method", "type"):
+            if not is_tracked_name(name) or type(value).__name__ in ("module", "function", "builtin_function_or_method", "type"):
                 continue
             node = None
             if isinstance(value, torch.Tensor):

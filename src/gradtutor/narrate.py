@@ -1,0 +1,134 @@
+"""Turns steps into rich renderables for people: header, events, graph.
+
+Shared by ``gradtutor explain`` and the shell. Nothing here prints: the
+front ends print what these functions return.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
+from rich.segment import Segment
+from rich.text import Text
+
+from gradtutor.events import is_routine
+from gradtutor.explanations import ExplanationBook
+from gradtutor.model import LEVEL_STATEMENTS, Event, Graph, Snapshot, Step
+from gradtutor.render import GraphView, render_snapshot
+
+_SEVERITY_STYLE = {
+    "error": "bold red",
+    "warning": "bold yellow",
+    "graph-growth": "bold yellow",
+    "grad-accumulated": "bold magenta",
+    "name-rebound": "bold cyan",
+    "backward": "bold green",
+}
+INDENT = 3
+
+
+@dataclass
+class NarrationOptions:
+    level: str = LEVEL_STATEMENTS
+    width: int = 80
+    ascii: bool = False
+    show_graph: bool = True
+
+
+class Indented:
+    """A renderable shifted right by ``by`` cells, with no padding on the right
+    (rich's Padding pads every line to the full width)."""
+
+    def __init__(self, renderable: RenderableType, by: int = INDENT) -> None:
+        self.renderable = renderable
+        self.by = by
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        inner = options.update(width=max(1, options.max_width - self.by))
+        lines = console.render_lines(self.renderable, inner, pad=False)
+        margin = Segment(" " * self.by)
+        newline = Segment.line()
+        for line in lines:
+            while line and not line[-1].text.strip() and not line[-1].control:
+                line = line[:-1]  # trailing blanks
+            if line:
+                last = line[-1]
+                line = [*line[:-1], Segment(last.text.rstrip(), last.style, last.control)]
+                yield margin
+                yield from line
+            yield newline
+
+
+def indented(renderable: RenderableType, by: int = INDENT) -> Indented:
+    return Indented(renderable, by)
+
+
+def event_renderable(event: Event, book: ExplanationBook, *, ascii: bool, full: bool = True) -> RenderableType:
+    """One event: a bullet with its title and, unless routine, its explanation."""
+    explanation = book.explain(event)
+    bullet = "*" if ascii else "•"
+    style = _SEVERITY_STYLE.get(event.kind, "bold")
+    if event.kind == "name-rebound" and not event.get("old_in_graph"):
+        style = "bold"
+    title = Text.assemble((f"{bullet} ", style), (explanation.title, style))
+    if not full or is_routine(event):
+        return title
+    return Group(title, indented(Text(explanation.text), 2))
+
+
+def graph_renderable(snapshot: Snapshot, options: NarrationOptions, level: str | None = None) -> RenderableType:
+    drawing = render_snapshot(
+        snapshot,
+        width=max(20, options.width - INDENT),
+        charset="ascii" if options.ascii else "unicode",
+        level=level or options.level,
+    )
+    return indented(GraphView(drawing))
+
+
+def step_header(step: Step, *, ascii: bool) -> Text:
+    first, *rest = step.source.splitlines() or [""]
+    where = f"line {step.line}"
+    if step.function != "<module>":
+        where += f" in {step.function}()"
+    if step.iteration > 1:
+        where += f", run {step.iteration}"
+    rule = "--" if ascii else "──"
+    return Text.assemble((f"{rule} {where} ", "bold blue"), (first + (" …" if rest else ""), "bold"))
+
+
+def hidden_note(count: int) -> Text:
+    plural = "s" if count != 1 else ""
+    return Text(f"   ({count} more loop step{plural} without events not shown)", "dim")
+
+
+class Narrator:
+    """Makes the renderables for a sequence of steps; draws a graph only when it changed."""
+
+    def __init__(self, book: ExplanationBook, options: NarrationOptions) -> None:
+        self.book = book
+        self.options = options
+        self.last_drawn: Graph | None = None
+
+    def events(self, step: Step) -> list[RenderableType]:
+        return [indented(event_renderable(e, self.book, ascii=self.options.ascii)) for e in step.events]
+
+    def graph_if_changed(self, snapshot: Snapshot) -> list[RenderableType]:
+        graph = snapshot.graph(self.options.level)
+        changed = graph != self.last_drawn
+        self.last_drawn = graph
+        if self.options.show_graph and graph.nodes and changed:
+            return [graph_renderable(snapshot, self.options)]
+        return []
+
+    def step(self, step: Step) -> list[RenderableType]:
+        """Everything ``explain`` shows for one step."""
+        out: list[RenderableType] = []
+        hidden = step.extra.get("hidden", 0)
+        if hidden:
+            out.append(hidden_note(hidden))
+        out.append(step_header(step, ascii=self.options.ascii))
+        out.extend(self.events(step))
+        out.extend(self.graph_if_changed(step.snapshot))
+        return out
