@@ -110,7 +110,10 @@ def test_seed_programs_inside_main_give_the_same_events(name, program):
     def summary(doc):
         out = []
         for e in events(doc):
-            fields = {k: v for k, v in e.items() if k not in ("line", "node", "old_node", "node_line", "freed_by_line", "modified_at_line")}
+            fields = {
+                k: v for k, v in e.items()
+                if k not in ("line", "node", "old_node") and not k.endswith(("_line", "_file"))
+            }
             out.append(fields)
         return out
 

@@ -37,11 +37,20 @@ class Origin:
     as long as some node it created.
     """
 
-    __slots__ = ("exec_id", "line", "source", "label", "function", "const_reads")
+    __slots__ = ("exec_id", "line", "source", "label", "function", "filename", "const_reads")
 
-    def __init__(self, exec_id: int, line: int | None, source: str = "", label: str = "", function: str = "") -> None:
+    def __init__(
+        self,
+        exec_id: int,
+        line: int | None,
+        source: str = "",
+        label: str = "",
+        function: str = "",
+        filename: str = "",
+    ) -> None:
         self.exec_id = exec_id
         self.line = line
+        self.filename = filename
         self.source = source
         self.label = label
         self.function = function
@@ -79,9 +88,13 @@ class NodeTag:
 
     __slots__ = (
         "serial", "op", "origin", "sequence_nr", "children", "saved_attrs", "saved",
-        "shape", "dtype", "freed_by_line", "node_id", "view", "edges", "former",
+        "shape", "dtype", "freed_by", "node_id", "view", "edges", "former",
     )
     is_leaf = False
+
+    @property
+    def freed_by_line(self) -> int | None:
+        return self.freed_by.line if self.freed_by is not None else None
 
     def __init__(
         self,
@@ -103,7 +116,7 @@ class NodeTag:
         self.saved = SAVED_PRESENT if saved_attrs else SAVED_NONE
         self.shape = shape
         self.dtype = dtype
-        self.freed_by_line: int | None = None
+        self.freed_by: Origin | None = None  # the backward that freed its saved tensors
         self.node_id = f"n{serial}"
         self.view: Any = None  # the snapshot's cached drawing data for this tag
         self.edges: Any = None  # the snapshot's cached edges into this node
@@ -298,7 +311,7 @@ class TagRegistry:
             return tag
         return self.leaf_tag(tensor)
 
-    def mark_freed(self, grad_fns: Iterable[Any], line: int | None) -> int:
+    def mark_freed(self, grad_fns: Iterable[Any], by: Origin) -> int:
         """After a backward: re-read saved state of reachable nodes; return how many it freed.
 
         A node counts as freed by this call when its tag said its buffers were
@@ -313,7 +326,7 @@ class TagRegistry:
                 continue
             if read_saved_state(node, tag.saved_attrs) == SAVED_FREED:
                 tag.saved = SAVED_FREED
-                tag.freed_by_line = line
+                tag.freed_by = by
                 freed += 1
         return freed
 

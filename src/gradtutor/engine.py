@@ -27,7 +27,7 @@ import torch
 
 from gradtutor import autograd_graph as ag
 from gradtutor.events import NameTracker, detect_events, is_routine
-from gradtutor.model import Event, Step
+from gradtutor.model import Event, Snapshot, Step
 from gradtutor.observer import CallObserver, LineContext
 from gradtutor.snapshot import Snapshotter
 from gradtutor.source_index import SourceIndex, StatementInfo
@@ -43,6 +43,7 @@ class _Frame:
 
     key: int
     function: str
+    filename: str
     index: SourceIndex
     is_module: bool
     stmt: StatementInfo | None = None
@@ -198,6 +199,12 @@ class Engine:
                 if getattr(warnings.showwarning, "_gradtutor", False):
                     warnings.showwarning = old_showwarning
 
+    def snapshot_now(self) -> Snapshot:
+        """The module namespace as it is now, without counting as a step."""
+        return self.snapshotter.take(
+            self.namespace, origin=ag.UNKNOWN_ORIGIN, frame_key=id(self.namespace), remember=False
+        )
+
     # ---- tracing ------------------------------------------------------------
     def _global_trace(self, frame: FrameType, event: str, arg: Any) -> Any:
         if event != "call":
@@ -212,6 +219,7 @@ class Engine:
             # what the tutor remembers of it is keyed by that namespace.
             key=id(frame.f_globals) if is_module else id(frame),
             function=code.co_name,
+            filename=code.co_filename,
             index=index,
             is_module=is_module,
         )
@@ -248,7 +256,9 @@ class Engine:
         self._next_exec += 1
         state.stmt = stmt
         state.lasti = lasti
-        state.origin = ag.Origin(self._next_exec, stmt.start, stmt.text, stmt.label, state.function)
+        state.origin = ag.Origin(
+            self._next_exec, stmt.start, stmt.text, stmt.label, state.function, state.filename
+        )
         state.counts[stmt.start] = state.counts.get(stmt.start, 0) + 1
         self.context.origin = state.origin
 
@@ -306,7 +316,7 @@ class Engine:
             )
             if exception is not None:
                 observer.error_details.pop(id(exception), None)
-            events = [_with_sources(e, state.index) for e in events]
+            events = [_with_origins(e) for e in events]
             state.exception = None
             iteration = state.counts.get(stmt.start, 1)
             hidden = iteration > self.max_iterations and all(is_routine(e) for e in events)
@@ -324,6 +334,7 @@ class Engine:
                 events=tuple(events),
                 output=output,
                 function=state.function,
+                file=state.filename,
                 iteration=iteration,
                 traceback=None,
                 extra={"hidden": state.hidden} if state.hidden else {},
@@ -355,19 +366,19 @@ class Engine:
         return chunk
 
 
-_LINE_FIELDS = ("node_line", "freed_by_line", "modified_at_line")
-
-
-def _with_sources(event: Event, index: SourceIndex) -> Event:
-    """Add the source text of the lines an event refers to (``node_source``...)."""
-    extra = {}
-    for key in _LINE_FIELDS:
-        line = event.get(key)
-        if isinstance(line, int):
-            extra[key.replace("_line", "_source")] = index.statement(line).text
-    if not extra:
+def _with_origins(event: Event) -> Event:
+    """Replace the statement executions an event refers to (``node_origin``...)
+    with plain data: ``node_line``, ``node_file`` and ``node_source``."""
+    if not any(key.endswith("_origin") for key, _ in event.fields):
         return event
-    return Event(event.kind, event.line, event.fields + tuple(extra.items()))
+    fields: list[tuple[str, Any]] = []
+    for key, value in event.fields:
+        if not key.endswith("_origin"):
+            fields.append((key, value))
+        elif value is not None:
+            stem = key[: -len("_origin")]
+            fields += [(f"{stem}_line", value.line), (f"{stem}_file", value.filename), (f"{stem}_source", value.source)]
+    return Event(event.kind, event.line, tuple(fields))
 
 
 def _at_user_location(show: Callable[..., Any]) -> Callable[..., Any]:

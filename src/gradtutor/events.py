@@ -20,7 +20,7 @@ from typing import Any, Mapping
 
 import torch
 
-from gradtutor.model import OP, Event, Snapshot
+from gradtutor.model import OP, Event, Snapshot, is_routine  # noqa: F401  (re-exported)
 from gradtutor.snapshot import is_tracked_name
 from gradtutor.observer import (
     BackwardRecord,
@@ -30,39 +30,6 @@ from gradtutor.observer import (
     WarningRecord,
     classify_error,
 )
-
-EVENT_KINDS = (
-    "name-bound",
-    "name-rebound",
-    "backward",
-    "grad-accumulated",
-    "detached",
-    "retain-grad",
-    "inplace",
-    "graph-growth",
-    "warning",
-    "error",
-)
-ERROR_CAUSES = (
-    "second-backward",
-    "inplace-modified",
-    "leaf-inplace",
-    "no-grad-fn",
-    "non-scalar-backward",
-    "other",
-)
-WARNING_CAUSES = ("non-leaf-grad",)
-
-# Events that happen on every iteration of an ordinary loop. A loop
-# iteration past the first few is shown only when something else happens.
-ROUTINE = {"name-bound", "backward", "detached", "retain-grad", "inplace"}
-
-
-def is_routine(event: Event) -> bool:
-    if event.kind == "name-rebound":
-        return not event.get("old_in_graph")
-    return event.kind in ROUTINE
-
 
 @dataclass(frozen=True)
 class _Bound:

@@ -12,10 +12,10 @@ import os
 import string
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from gradtutor.errors import DataFileError
-from gradtutor.events import ERROR_CAUSES, EVENT_KINDS, WARNING_CAUSES
+from gradtutor.model import ERROR_CAUSES, EVENT_KINDS, WARNING_CAUSES
 from gradtutor.model import Event
 from gradtutor.yamlfile import line_of, load_yaml
 
@@ -61,6 +61,17 @@ def explanation_key(event: Event) -> str:
     return event.kind
 
 
+Locate = Callable[[str, int], str]
+
+_LINE_WORDS = {"en": "line {line}", "zh": "第 {line} 行"}
+
+
+def line_locator(language: str) -> Locate:
+    """Places in a script: "line 7" ("第 7 行")."""
+    words = _LINE_WORDS.get(language, _LINE_WORDS["en"])
+    return lambda file, line: words.format(line=line)
+
+
 @dataclass(frozen=True)
 class Explanation:
     key: str
@@ -92,14 +103,27 @@ class ExplanationBook:
     entries: Mapping[str, Mapping[str, str]]
     path: str
 
-    def explain(self, event: Event) -> Explanation:
+    def explain(self, event: Event, *, file: str = "", locate: Locate | None = None) -> Explanation:
+        """The explanation of ``event``, which happened in ``file``.
+
+        ``locate(file, line)`` words a place ("line 7"; the shell says
+        "In [3]"); it fills ``{at}``/``{At}`` and, for each ``X_line`` field,
+        ``{X_at}``.
+        """
         key = explanation_key(event)
         entry = self.entries.get(key) or self.entries.get(key.split("/")[0])
         if entry is None:
             entry = self.entries["error/other"]
+        locate = locate or line_locator(self.language)
         fields: dict[str, Any] = {"line": event.line, **event.data}
         for name in ("retain_graph", "create_graph"):
             fields.pop(name, None)
+        at = locate(file, event.line)
+        fields["at"], fields["At"] = at, at[:1].upper() + at[1:]
+        for name, value in event.data.items():
+            if name.endswith("_line") and isinstance(value, int):
+                stem = name[: -len("_line")]
+                fields[stem if stem.endswith("_at") else f"{stem}_at"] = locate(event.get(f"{stem}_file", file), value)
         return Explanation(
             key=key,
             title=self._render(entry, "title", fields),

@@ -23,6 +23,40 @@ SAVED_FREED = "freed"  # a backward without retain_graph released them
 SAVED_NONE = "none"  # it saved no tensors: it can be traversed again
 SAVED_MODIFIED = "modified"  # a saved tensor was changed in place since it was saved
 
+# Event kinds and causes. Each has an explanation in every language.
+EVENT_KINDS = (
+    "name-bound",
+    "name-rebound",
+    "backward",
+    "grad-accumulated",
+    "detached",
+    "retain-grad",
+    "inplace",
+    "graph-growth",
+    "warning",
+    "error",
+)
+ERROR_CAUSES = (
+    "second-backward",
+    "inplace-modified",
+    "leaf-inplace",
+    "no-grad-fn",
+    "non-scalar-backward",
+    "other",
+)
+WARNING_CAUSES = ("non-leaf-grad",)
+
+# Events that happen on every iteration of an ordinary loop. A loop
+# iteration past the first few is shown only when something else happens.
+ROUTINE = {"name-bound", "backward", "detached", "retain-grad", "inplace"}
+
+
+def is_routine(event: Event) -> bool:
+    if event.kind == "name-rebound":
+        return not event.get("old_in_graph")
+    return event.kind in ROUTINE
+
+
 # Graph levels.
 LEVEL_STATEMENTS = "statements"
 LEVEL_OPS = "ops"
@@ -211,6 +245,7 @@ class Step:
     events: tuple[Event, ...] = ()
     output: str = ""
     function: str = "<module>"
+    file: str = ""
     iteration: int = 1
     value: str | None = None  # repr of an expression statement's value (shell only)
     traceback: str | None = None  # the user's own traceback, when the step raised

@@ -12,9 +12,9 @@ from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderR
 from rich.segment import Segment
 from rich.text import Text
 
-from gradtutor.events import is_routine
-from gradtutor.explanations import ExplanationBook
-from gradtutor.model import LEVEL_STATEMENTS, Event, Graph, Snapshot, Step
+
+from gradtutor.explanations import ExplanationBook, Locate
+from gradtutor.model import LEVEL_STATEMENTS, Event, Graph, Snapshot, Step, is_routine
 from gradtutor.render import GraphView, render_snapshot
 
 _SEVERITY_STYLE = {
@@ -64,9 +64,17 @@ def indented(renderable: RenderableType, by: int = INDENT) -> Indented:
     return Indented(renderable, by)
 
 
-def event_renderable(event: Event, book: ExplanationBook, *, ascii: bool, full: bool = True) -> RenderableType:
+def event_renderable(
+    event: Event,
+    book: ExplanationBook,
+    *,
+    ascii: bool,
+    full: bool = True,
+    file: str = "",
+    locate: Locate | None = None,
+) -> RenderableType:
     """One event: a bullet with its title and, unless routine, its explanation."""
-    explanation = book.explain(event)
+    explanation = book.explain(event, file=file, locate=locate)
     bullet = "*" if ascii else "•"
     style = _SEVERITY_STYLE.get(event.kind, "bold")
     if event.kind == "name-rebound" and not event.get("old_in_graph"):
@@ -106,13 +114,17 @@ def hidden_note(count: int) -> Text:
 class Narrator:
     """Makes the renderables for a sequence of steps; draws a graph only when it changed."""
 
-    def __init__(self, book: ExplanationBook, options: NarrationOptions) -> None:
+    def __init__(self, book: ExplanationBook, options: NarrationOptions, locate: Locate | None = None) -> None:
         self.book = book
         self.options = options
+        self.locate = locate
         self.last_drawn: Graph | None = None
 
     def events(self, step: Step) -> list[RenderableType]:
-        return [indented(event_renderable(e, self.book, ascii=self.options.ascii)) for e in step.events]
+        return [
+            indented(event_renderable(e, self.book, ascii=self.options.ascii, file=step.file, locate=self.locate))
+            for e in step.events
+        ]
 
     def graph_if_changed(self, snapshot: Snapshot) -> list[RenderableType]:
         graph = snapshot.graph(self.options.level)

@@ -62,6 +62,7 @@ class DetachRecord:
 @dataclass
 class InplaceRecord:
     line: int | None
+    origin: ag.Origin
     op: str
     ref: weakref.ref[torch.Tensor]
     version: int
@@ -225,7 +226,7 @@ class CallObserver(TorchFunctionMode):
             raise
         record = BackwardRecord(line, api, retain, create, roots=[weakref.ref(t) for t in roots])
         if not retain:
-            record.freed = self.registry.mark_freed(grad_fns, line)
+            record.freed = self.registry.mark_freed(grad_fns, self.context.origin)
         for ref, old, old_version in before:
             leaf = ref()
             if leaf is None:
@@ -249,18 +250,18 @@ class CallObserver(TorchFunctionMode):
             # already says so. Nodes this failed call ran before stopping
             # are freed now too, so mark them after choosing.
             tag = self.registry.first_failing_node(grad_fns, SAVED_FREED, known=True)
-            self.registry.mark_freed(grad_fns, self.context.line)
+            self.registry.mark_freed(grad_fns, self.context.origin)
             if tag is not None:
                 details = {
                     "node": tag.node_id,
                     "node_op": tag.op,
-                    "node_line": tag.origin.line,
-                    "freed_by_line": tag.freed_by_line,
+                    "node_origin": tag.origin,
+                    "freed_by_origin": tag.freed_by,
                 }
         elif cause == "inplace-modified":
             tag = self.registry.first_failing_node(grad_fns, SAVED_MODIFIED)
             if tag is not None:
-                details = {"node": tag.node_id, "node_op": tag.op, "node_line": tag.origin.line}
+                details = {"node": tag.node_id, "node_op": tag.op, "node_origin": tag.origin}
             details.update(self._modified_at(str(exc)))
         if details:
             self.error_details[id(exc)] = details
@@ -271,7 +272,7 @@ class CallObserver(TorchFunctionMode):
         version = int(match.group(1)) if match else None
         for rec in reversed(self.inplace_history):
             if version is None or rec.version == version:
-                return {"modified_at_line": rec.line, "modified_op": rec.op}
+                return {"modified_at_origin": rec.origin, "modified_op": rec.op}
         return {}
 
     def _on_inplace(self, func: Any, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
@@ -284,7 +285,12 @@ class CallObserver(TorchFunctionMode):
             raise
         if target is not None:
             rec = InplaceRecord(
-                self.context.line, name, weakref.ref(target), target._version, tuple(target.shape)
+                self.context.line,
+                self.context.origin,
+                name,
+                weakref.ref(target),
+                target._version,
+                tuple(target.shape),
             )
             self.records.append(rec)
             self.inplace_history.append(rec)

@@ -96,7 +96,14 @@ class Snapshotter:
     def forget_frame(self, frame_key: Any) -> None:
         self._previous.pop(frame_key, None)
 
-    def take(self, namespace: Mapping[str, Any], *, origin: ag.Origin, frame_key: Any = None) -> Snapshot:
+    def take(
+        self, namespace: Mapping[str, Any], *, origin: ag.Origin, frame_key: Any = None, remember: bool = True
+    ) -> Snapshot:
+        """The snapshot of ``namespace`` after the step ``origin``.
+
+        ``remember=False`` looks without counting as a step: the next step
+        still compares itself with the previous real one.
+        """
         tensors, modules = split_namespace(namespace)
         param_names: dict[int, tuple[str, str]] = {}
         module_sizes: dict[str, int] = {}
@@ -143,7 +150,7 @@ class Snapshotter:
         }
         statements = self._group(ops, origins, consts, module_sizes)
 
-        previous = self._previous.get(frame_key)
+        previous = self._previous.get(frame_key) if remember else None
         if previous is not None:
             ops = with_dropped(previous.ops, ops)
             statements = with_dropped(previous.statements, statements)
@@ -155,7 +162,8 @@ class Snapshotter:
                 if g is not None:
                     grads.append((name, summarize_values(g)))
         snap = Snapshot(origin.exec_id, origin.line, ops, statements, self._bindings(namespace), tuple(grads))
-        self._previous[frame_key] = snap
+        if remember:
+            self._previous[frame_key] = snap
         return snap
 
     # ---- node views (cached on the tags) --------------------------------------

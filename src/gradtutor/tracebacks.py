@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import traceback
+from typing import Callable
 
 import gradtutor
 
@@ -16,11 +17,13 @@ def is_tutor_file(filename: str) -> bool:
     return os.path.abspath(filename).startswith(_PACKAGE_DIR + os.sep)
 
 
-def _filter(stack: traceback.StackSummary) -> traceback.StackSummary:
+def _filter(stack: traceback.StackSummary, only: Callable[[str], bool] | None) -> traceback.StackSummary:
     frames = list(stack)
     kept: list[traceback.FrameSummary] = []
     for i, frame in enumerate(frames):
         if is_tutor_file(frame.filename) or frame.filename.endswith(OVERRIDES_FILE):
+            continue
+        if only is not None and not only(frame.filename):
             continue
         nxt = frames[i + 1] if i + 1 < len(frames) else None
         # The frame that handed the call to the observer (``return
@@ -31,7 +34,7 @@ def _filter(stack: traceback.StackSummary) -> traceback.StackSummary:
     return traceback.StackSummary.from_list(kept)
 
 
-def _clean(te: traceback.TracebackException) -> None:
+def _clean(te: traceback.TracebackException, only: Callable[[str], bool] | None) -> None:
     seen: set[int] = set()
     todo = [te]
     while todo:
@@ -39,16 +42,20 @@ def _clean(te: traceback.TracebackException) -> None:
         if id(cur) in seen:
             continue
         seen.add(id(cur))
-        cur.stack = _filter(cur.stack)
+        cur.stack = _filter(cur.stack, only)
         for nxt in (cur.__cause__, cur.__context__):
             if nxt is not None:
                 todo.append(nxt)
 
 
-def format_user_traceback(exc: BaseException) -> str:
-    """``exc`` formatted as python would print it, minus the tutor's frames."""
+def format_user_traceback(exc: BaseException, only: Callable[[str], bool] | None = None) -> str:
+    """``exc`` formatted as python would print it, minus the tutor's frames.
+
+    ``only``, when given, keeps just the frames whose file name it accepts
+    (the shell shows the lines the user typed, not library internals).
+    """
     te = traceback.TracebackException(type(exc), exc, exc.__traceback__, compact=True)
-    _clean(te)
+    _clean(te, only)
     return "".join(te.format())
 
 

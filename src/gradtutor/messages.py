@@ -1,0 +1,87 @@
+"""The shell's own words, in every language the tutor speaks."""
+
+from __future__ import annotations
+
+MESSAGES: dict[str, dict[str, str]] = {
+    "en": {
+        "welcome": (
+            "gradtutor {version} — PyTorch autograd, made visible.\n"
+            "torch and F (torch.nn.functional) are imported. Type Python: after each\n"
+            "statement you see what autograd did and the graph it built. Try:\n"
+            "    x = torch.tensor(42., requires_grad=True)\n"
+            "    f = x ** 2 + x ** 3\n"
+            "    f.backward()\n"
+            ":help lists the commands, :lesson starts a lesson, Ctrl-D or :quit leaves."
+        ),
+        "help_title": "Commands (anything else is Python):",
+        "cmd_graph": "draw the graph, one node per statement",
+        "cmd_ops": "draw the graph, one node per autograd operation",
+        "cmd_names": "your names and the objects they refer to, side by side",
+        "cmd_explain": "explain the last events in more depth",
+        "cmd_reset": "start again with a fresh namespace",
+        "cmd_history": "what you typed in this session",
+        "cmd_lang": "show or set the language: :lang en, :lang zh",
+        "cmd_lesson": "list the lessons, or start one: :lesson NAME",
+        "cmd_help": "this list",
+        "cmd_quit": "leave (also Ctrl-D, exit())",
+        "keys": "Enter runs a complete statement; Alt-Enter (or Esc Enter) adds a line; "
+        "Ctrl-R searches history; Tab completes; Ctrl-C clears the line or stops running code.",
+        "unknown_command": "unknown command '{command}': :help lists the commands",
+        "command_args": "{command} takes no arguments",
+        "empty_graph": "No tensor that requires grad is bound to a name yet, so there is no graph to draw.",
+        "nothing_to_explain": "Nothing to explain yet: run a statement first.",
+        "reset_done": "Namespace reset: torch and F are imported, everything else is gone.",
+        "history_empty": "No input yet.",
+        "lang_now": "Language: {language}",
+        "lang_bad": "unknown language '{language}': use en or zh",
+        "interrupted": "KeyboardInterrupt: stopped. Your names are as the interrupted statement left them.",
+        "names_none": "No names bound yet.",
+        "names_title": "names → objects",
+        "still_in_graph": "no name, still in the graph (was {names})",
+        "loading": "(waiting for torch to finish importing…)",
+        "bye": "",
+    },
+    "zh": {
+        "welcome": (
+            "gradtutor {version} —— 让 PyTorch 自动求导看得见。\n"
+            "已导入 torch 和 F（torch.nn.functional）。输入 Python 代码：每条语句执行后，\n"
+            "你会看到自动求导做了什么，以及它构建的计算图。试试：\n"
+            "    x = torch.tensor(42., requires_grad=True)\n"
+            "    f = x ** 2 + x ** 3\n"
+            "    f.backward()\n"
+            ":help 列出命令，:lesson 开始一节课，Ctrl-D 或 :quit 退出。"
+        ),
+        "help_title": "命令（其余输入都按 Python 执行）：",
+        "cmd_graph": "画出计算图，每条语句一个节点",
+        "cmd_ops": "画出计算图，每个自动求导操作一个节点",
+        "cmd_names": "并排列出你的变量名和它们指向的对象",
+        "cmd_explain": "更深入地解释刚才的事件",
+        "cmd_reset": "清空命名空间，重新开始",
+        "cmd_history": "本次会话中输入过的内容",
+        "cmd_lang": "查看或设置语言：:lang en、:lang zh",
+        "cmd_lesson": "列出课程，或开始一节课：:lesson 课程名",
+        "cmd_help": "显示本列表",
+        "cmd_quit": "退出（也可以用 Ctrl-D、exit()）",
+        "keys": "回车执行完整的语句；Alt-回车（或 Esc 回车）换行；Ctrl-R 搜索历史；Tab 补全；"
+        "Ctrl-C 清空当前行或中断正在运行的代码。",
+        "unknown_command": "未知命令 '{command}'：输入 :help 查看命令列表",
+        "command_args": "{command} 不接受参数",
+        "empty_graph": "还没有任何变量名指向需要梯度的张量，所以没有计算图可画。",
+        "nothing_to_explain": "还没有可以解释的内容：先执行一条语句。",
+        "reset_done": "命名空间已重置：torch 和 F 已导入，其他变量都已清除。",
+        "history_empty": "还没有输入。",
+        "lang_now": "语言：{language}",
+        "lang_bad": "未知语言 '{language}'：请用 en 或 zh",
+        "interrupted": "KeyboardInterrupt：已中断。变量保持被中断语句执行到的状态。",
+        "names_none": "还没有绑定任何变量名。",
+        "names_title": "变量名 → 对象",
+        "still_in_graph": "没有名字，但仍在计算图中（原名 {names}）",
+        "loading": "（正在等待 torch 导入完成……）",
+        "bye": "",
+    },
+}
+
+
+def message(language: str, key: str, **fields: object) -> str:
+    table = MESSAGES.get(language, MESSAGES["en"])
+    return table.get(key, MESSAGES["en"][key]).format(**fields)

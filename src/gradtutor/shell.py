@@ -1,0 +1,243 @@
+"""``gradtutor`` with no command: the interactive shell, or a piped session.
+
+A thin front end over :class:`~gradtutor.shell_session.ShellSession`: it
+reads inputs (prompt_toolkit on a terminal; plain lines from a pipe) and
+prints the replies with rich. Torch is imported in the background while the
+first prompt is already on the screen.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import rlcompleter
+import sys
+import warnings
+from typing import Any, Iterable, Iterator
+
+from rich.console import Console
+from rich.text import Text
+
+from gradtutor.environment import Environment
+from gradtutor.explain import make_console
+from gradtutor.model import LEVEL_OPS, LEVEL_STATEMENTS
+from gradtutor.shell_session import (
+    Reply,
+    ShellSession,
+    ShellSettings,
+    TorchLoader,
+    is_complete,
+    next_indent,
+    starts_new_statement,
+)
+
+
+def settings_from(args: argparse.Namespace, env: Environment) -> ShellSettings:
+    return ShellSettings(
+        language=getattr(args, "lang", None) or env.language,
+        level=LEVEL_OPS if getattr(args, "level", None) == "ops" else LEVEL_STATEMENTS,
+        show_graph=not getattr(args, "no_graph", False),
+        width=getattr(args, "width", None) or env.width,
+        ascii=getattr(args, "ascii", False) or not env.unicode,
+    )
+
+
+def run_shell(args: argparse.Namespace, env: Environment | None = None) -> int:
+    env = env or Environment.from_process()
+    loader = TorchLoader()
+    loader.start()
+    settings = settings_from(args, env)
+    session = ShellSession(settings, loader)
+    console = make_console(env, width=settings.width, plain=getattr(args, "plain", False))
+    if env.stdin_isatty and env.stdout_isatty:
+        return InteractiveShell(session, console, env).run()
+    return run_piped(session, console, env.stdin)
+
+
+def print_reply(console: Console, reply: Reply) -> None:
+    for renderable in reply.renderables:
+        console.print(renderable)
+
+
+# ---- piped sessions ------------------------------------------------------------
+def piped_inputs(lines: Iterable[str]) -> Iterator[str]:
+    """Group lines into inputs as a person would have typed them.
+
+    An input ends at a blank line after a block, or where a new statement
+    begins at column 0 after a complete one; commands are one line each.
+    """
+    buffer: list[str] = []
+    for raw in lines:
+        line = raw.rstrip("\n").rstrip("\r")
+        if buffer:
+            text = "\n".join(buffer)
+            if starts_new_statement(line) and _compiles(text):
+                yield text
+                buffer = []
+            elif not line.strip() and _compiles(text):
+                yield text
+                buffer = []
+                continue
+        if not buffer and not line.strip():
+            continue
+        if not buffer and line.strip().startswith(":"):
+            yield line.strip()
+            continue
+        buffer.append(line)
+        if len(buffer) == 1 and is_complete(line) and not line.rstrip().endswith(":"):
+            yield line
+            buffer = []
+    if buffer:
+        yield "\n".join(buffer)
+
+
+def _compiles(text: str) -> bool:
+    import codeop
+
+    try:
+        return codeop.compile_command(text, "<input>", "exec") is not None
+    except (SyntaxError, ValueError, OverflowError):
+        return True  # run it, to show the error
+
+
+def run_piped(session: ShellSession, console: Console, stdin: Any) -> int:
+    """Run inputs from a pipe or file, echoing each after its prompt."""
+    console.print(session.welcome())
+    for text in piped_inputs(stdin):
+        first, *rest = text.split("\n")
+        echo = Text(session.prompt, "green")
+        echo.append(first)
+        for more in rest:
+            echo.append("\n" + session.continuation, "green")
+            echo.append(more)
+        console.print(echo)
+        sys.stdout.flush()
+        reply = session.execute(text)
+        print_reply(console, reply)
+        if reply.exit_code is not None:
+            return reply.exit_code
+    return 0
+
+
+# ---- the interactive shell ---------------------------------------------------------
+class NamespaceCompleter:
+    """Tab completion from the live namespace, attributes included (``x.ret`` -> ``retain_grad``)."""
+
+    _TOKEN = re.compile(r"[A-Za-z_][\w.]*$|$")
+
+    def __init__(self, namespace: dict[str, Any]) -> None:
+        self.namespace = namespace
+
+    def matches(self, text_before_cursor: str) -> tuple[str, list[str]]:
+        token = self._TOKEN.search(text_before_cursor).group(0)  # type: ignore[union-attr]
+        if not token or text_before_cursor.lstrip().startswith(":"):
+            return token, []
+        completer = rlcompleter.Completer(self.namespace)
+        found: list[str] = []
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # reading attributes must not print warnings
+            state = 0
+            while True:
+                try:
+                    match = completer.complete(token, state)
+                except Exception:  # an attribute that raises when read
+                    break
+                if match is None or state > 500:
+                    break
+                found.append(match)
+                state += 1
+        last = token.rsplit(".", 1)[-1]
+        if not last.startswith("_"):
+            found = [m for m in found if not m.rsplit(".", 1)[-1].startswith("_")]
+        return token, sorted(set(found))
+
+
+class InteractiveShell:
+    def __init__(self, session: ShellSession, console: Console, env: Environment) -> None:
+        self.session = session
+        self.console = console
+        self.env = env
+
+    def _prompt_session(self) -> Any:
+        from prompt_toolkit import PromptSession
+        from prompt_toolkit.auto_suggest import AutoSuggestFromHistory
+        from prompt_toolkit.completion import Completer, Completion
+        from prompt_toolkit.history import FileHistory, InMemoryHistory
+        from prompt_toolkit.key_binding import KeyBindings
+        from prompt_toolkit.lexers import PygmentsLexer
+        from pygments.lexers.python import PythonLexer
+
+        session = self.session
+        names = NamespaceCompleter(session.namespace)
+
+        class _Completer(Completer):
+            def get_completions(self, document: Any, complete_event: Any) -> Iterator[Any]:
+                token, found = names.matches(document.text_before_cursor)
+                for match in found:
+                    yield Completion(match, start_position=-len(token))
+
+        keys = KeyBindings()
+
+        @keys.add("enter")
+        def _enter(event: Any) -> None:
+            buffer = event.current_buffer
+            if buffer.complete_state is not None and buffer.complete_state.current_completion:
+                buffer.apply_completion(buffer.complete_state.current_completion)
+                return
+            if is_complete(buffer.text):
+                buffer.validate_and_handle()
+            else:
+                buffer.insert_text("\n" + next_indent(buffer.document.text_before_cursor))
+
+        @keys.add("escape", "enter")
+        def _newline(event: Any) -> None:
+            buffer = event.current_buffer
+            buffer.insert_text("\n" + next_indent(buffer.document.text_before_cursor))
+
+        history: Any
+        path = history_path(self.env.data_dir)
+        history = FileHistory(path) if path else InMemoryHistory()
+        return PromptSession(
+            lexer=PygmentsLexer(PythonLexer),
+            completer=_Completer(),
+            complete_while_typing=False,
+            auto_suggest=AutoSuggestFromHistory(),
+            history=history,
+            enable_history_search=False,
+            key_bindings=keys,
+            multiline=True,
+            prompt_continuation=lambda width, line_number, wrap_count: session.continuation,
+            include_default_pygments_style=True,
+        )
+
+    def run(self) -> int:
+        prompt = self._prompt_session()
+        self.console.print(self.session.welcome())
+        while True:
+            try:
+                text = prompt.prompt(self.session.prompt)
+            except KeyboardInterrupt:
+                continue  # Ctrl-C while typing: a fresh prompt
+            except EOFError:
+                return 0
+            reply = self.session.execute(text)
+            print_reply(self.console, reply)
+            if reply.exit_code is not None:
+                return reply.exit_code
+
+
+def history_path(data_dir: str) -> str | None:
+    """The history file in the user's data directory (created private), or None if unusable."""
+    if not data_dir:
+        return None
+    try:
+        os.makedirs(data_dir, mode=0o700, exist_ok=True)
+        os.chmod(data_dir, 0o700)
+        path = os.path.join(data_dir, "history")
+        fd = os.open(path, os.O_CREAT | os.O_APPEND | os.O_WRONLY, 0o600)
+        os.close(fd)
+        os.chmod(path, 0o600)
+        return path
+    except OSError:
+        return None

@@ -1,0 +1,353 @@
+"""The shell's core: one input in, the renderables to show out.
+
+:class:`ShellSession` owns the engine and the namespace. It runs Python
+inputs and ``:commands`` and answers with a :class:`Reply` (rich
+renderables, and an exit status when the session should end). It does no
+terminal I/O, so the interactive shell, the piped shell and the tests all
+drive the same object. The user's own prints go to ``sys.stdout`` as the
+code runs, like in python's REPL.
+"""
+
+from __future__ import annotations
+
+import builtins
+import codeop
+import threading
+import traceback
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from gradtutor import __version__
+from gradtutor.errors import GradtutorError
+from gradtutor.explanations import book_for, line_locator
+from gradtutor.messages import message
+from gradtutor.model import LEVEL_OPS, LEVEL_STATEMENTS, Event, Step, is_routine
+from gradtutor.narrate import NarrationOptions, Narrator, event_renderable, graph_renderable, indented, step_header
+
+CELL_PREFIX = "<In ["
+# Keywords that continue a compound statement at column 0 (not a new statement).
+_CONTINUATIONS = ("else", "elif", "except", "finally", "case")
+
+
+class TorchLoader:
+    """Imports torch and the engine in a background thread, so the prompt comes first."""
+
+    def __init__(self) -> None:
+        self._thread: threading.Thread | None = None
+        self._error: BaseException | None = None
+
+    def start(self) -> None:
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._load, name="gradtutor-import-torch", daemon=True)
+            self._thread.start()
+
+    def _load(self) -> None:
+        try:
+            import torch.nn.functional  # noqa: F401
+
+            import gradtutor.engine  # noqa: F401
+        except BaseException as exc:  # reported when the first statement needs torch
+            self._error = exc
+
+    @property
+    def ready(self) -> bool:
+        return self._thread is not None and not self._thread.is_alive()
+
+    def wait(self) -> None:
+        self.start()
+        assert self._thread is not None
+        self._thread.join()
+        if self._error is not None:
+            raise GradtutorError(f"cannot import torch: {self._error}")
+
+
+@dataclass
+class ShellSettings:
+    language: str = "en"
+    level: str = LEVEL_STATEMENTS
+    show_graph: bool = True
+    width: int = 80
+    ascii: bool = False
+
+
+@dataclass
+class Reply:
+    renderables: list[RenderableType] = field(default_factory=list)
+    exit_code: int | None = None  # set when the session should end
+    steps: list[Step] = field(default_factory=list)
+
+
+def is_complete(text: str) -> bool:
+    """Whether Enter should run ``text`` (True) or start a new line (False).
+
+    Runs: an empty input, a command, a complete single line, a block whose
+    last line is blank, and anything that cannot compile (to show the error).
+    Continues: an incomplete statement, or a complete block whose last line
+    is still indented (more of the block may follow).
+    """
+    stripped = text.strip()
+    if not stripped or stripped.startswith(":"):
+        return True
+    lines = text.split("\n")
+    if len(lines) > 1 and not lines[-1].strip():
+        return True
+    try:
+        code = codeop.compile_command(text, "<input>", "exec")
+    except (SyntaxError, ValueError, OverflowError):
+        return True
+    if code is None:
+        return False
+    return not (len(lines) > 1 and lines[-1][:1].isspace())
+
+
+def next_indent(text: str) -> str:
+    """The indentation for the line after ``text``: the same, or one level deeper after ':'."""
+    last = text.split("\n")[-1]
+    indent = last[: len(last) - len(last.lstrip())]
+    code = last.split("#", 1)[0].rstrip()
+    return indent + "    " if code.endswith(":") else indent
+
+
+def starts_new_statement(line: str) -> bool:
+    """For piped input: a line at column 0 that is not ``else:``/``except:``... begins a new statement."""
+    if not line.strip() or line[:1].isspace():
+        return False
+    word = line.lstrip().split(None, 1)[0].rstrip(":")
+    return word not in _CONTINUATIONS
+
+
+class ShellSession:
+    """Runs inputs in one persistent namespace. See the module docstring."""
+
+    def __init__(self, settings: ShellSettings, loader: TorchLoader | None = None) -> None:
+        self.settings = settings
+        self.loader = loader or TorchLoader()
+        self.loader.start()
+        self.namespace: dict[str, Any] = {}
+        self.counter = 0
+        self.history: list[str] = []
+        self.last_events: list[tuple[str, Event]] = []
+        self._engine: Any = None
+        self._narrator: Narrator | None = None
+        self.lesson_hook: Callable[[str], Reply | None] | None = None
+        self._cell_lines: dict[str, int] = {}
+        self._fresh_namespace()
+
+    # ---- state ----------------------------------------------------------------
+    def _fresh_namespace(self) -> None:
+        self.namespace.clear()
+        self.namespace.update({"__name__": "__main__", "__builtins__": builtins, "__doc__": None})
+
+    @property
+    def engine(self) -> Any:
+        if self._engine is None:
+            self.loader.wait()
+            import torch
+            import torch.nn.functional as F
+
+            from gradtutor.engine import Engine
+
+            self.namespace.setdefault("torch", torch)
+            self.namespace.setdefault("F", F)
+            self._engine = Engine(self.namespace, max_iterations=3)
+        return self._engine
+
+    @property
+    def narrator(self) -> Narrator:
+        if self._narrator is None:
+            self._narrator = Narrator(book_for(self.settings.language), self._options(), self.locate)
+        return self._narrator
+
+    def locate(self, file: str, line: int) -> str:
+        """Places in the session: "In [3]", or "In [3] line 2" in a multi-line input."""
+        if file.startswith(CELL_PREFIX):
+            cell = file[len(CELL_PREFIX) : -2]
+            if self._cell_lines.get(file, 1) == 1:
+                return f"In [{cell}]"
+            return f"In [{cell}] " + line_locator(self.settings.language)(file, line)
+        return line_locator(self.settings.language)(file, line)
+
+    def _options(self, level: str | None = None) -> NarrationOptions:
+        s = self.settings
+        return NarrationOptions(level=level or s.level, width=s.width, ascii=s.ascii, show_graph=s.show_graph)
+
+    def msg(self, key: str, **fields: object) -> str:
+        return message(self.settings.language, key, **fields)
+
+    def welcome(self) -> Text:
+        return Text(self.msg("welcome", version=__version__))
+
+    @property
+    def prompt(self) -> str:
+        return f"In [{self.counter + 1}]: "
+
+    @property
+    def continuation(self) -> str:
+        return " " * (len(self.prompt) - 5) + "...: "
+
+    # ---- inputs ---------------------------------------------------------------
+    def execute(self, text: str) -> Reply:
+        """Run one input: a ``:command`` or Python source."""
+        if not text.strip():
+            return Reply()
+        self.history.append(text)
+        stripped = text.strip()
+        if stripped.startswith(":"):
+            return self.command(stripped)
+        return self.run_python(text)
+
+    def run_python(self, source: str) -> Reply:
+        self.counter += 1
+        filename = f"{CELL_PREFIX}{self.counter}]>"
+        self._cell_lines[filename] = len(source.strip("\n").split("\n"))
+        engine = self.engine
+        try:
+            result = engine.run_cell(source, filename)
+        except SyntaxError as exc:
+            text = "".join(traceback.format_exception_only(type(exc), exc)).rstrip("\n")
+            return Reply([_verbatim(text, "red")])
+        except KeyboardInterrupt:
+            return Reply([Text(self.msg("interrupted"), "yellow")])
+        if result.exited:
+            return Reply(exit_code=result.exit_code, steps=result.steps)
+        out: list[RenderableType] = []
+        if result.has_value:
+            out_text = Text.assemble((f"Out[{self.counter}]: ", "bold red"), _safe_repr(result.value))
+            out_text.no_wrap, out_text.overflow = True, "ignore"
+            out.append(out_text)
+        if result.exception is not None:
+            short = engine_traceback(result.exception)
+            out.append(_verbatim(short.rstrip("\n"), "red"))
+        out.extend(self._narrate(result.steps))
+        return Reply(out, steps=result.steps)
+
+    def _narrate(self, steps: list[Step]) -> list[RenderableType]:
+        narrator = self.narrator
+        out: list[RenderableType] = []
+        with_events = [s for s in steps if s.events]
+        many = len(with_events) > 1 and len({(s.line, s.function) for s in with_events}) > 1
+        for step in with_events:
+            if many:
+                out.append(indented(step_header(step, ascii=self.settings.ascii), 0))
+            out.extend(narrator.events(step))
+        if steps:
+            self.last_events = [(s.file, e) for s in steps for e in s.events]
+            out.extend(narrator.graph_if_changed(steps[-1].snapshot))
+        return out
+
+    # ---- commands -------------------------------------------------------------
+    def command(self, text: str) -> Reply:
+        name, _, arg = text.partition(" ")
+        arg = arg.strip()
+        handlers: dict[str, Callable[[str], Reply]] = {
+            ":help": self._cmd_help,
+            ":graph": lambda a: self._cmd_graph(a, LEVEL_STATEMENTS),
+            ":ops": lambda a: self._cmd_graph(a, LEVEL_OPS),
+            ":names": self._cmd_names,
+            ":explain": self._cmd_explain,
+            ":reset": self._cmd_reset,
+            ":history": self._cmd_history,
+            ":lang": self._cmd_lang,
+            ":quit": lambda a: Reply(exit_code=0),
+            ":exit": lambda a: Reply(exit_code=0),
+        }
+        if self.lesson_hook is not None:
+            answer = self.lesson_hook(text)
+            if answer is not None:
+                return answer
+        handler = handlers.get(name)
+        if handler is None:
+            return Reply([Text(self.msg("unknown_command", command=name), "red")])
+        if arg and name not in (":lang",):
+            return Reply([Text(self.msg("command_args", command=name), "red")])
+        return handler(arg)
+
+    def _cmd_help(self, arg: str) -> Reply:
+        table = Table.grid(padding=(0, 2))
+        for cmd in ("graph", "ops", "names", "explain", "reset", "history", "lang", "lesson", "help", "quit"):
+            table.add_row(Text(f":{cmd}", "bold"), self.msg(f"cmd_{cmd}"))
+        return Reply([Text(self.msg("help_title"), "bold"), indented(table, 2), Text(self.msg("keys"), "dim")])
+
+    def _cmd_graph(self, arg: str, level: str) -> Reply:
+        snapshot = self.engine.snapshot_now()
+        if not snapshot.graph(level).nodes:
+            return Reply([Text(self.msg("empty_graph"))])
+        return Reply([graph_renderable(snapshot, self._options(level), level)])
+
+    def _cmd_names(self, arg: str) -> Reply:
+        snapshot = self.engine.snapshot_now()
+        table = Table(box=None, show_header=True, header_style="bold", padding=(0, 1))
+        table.add_column("name")
+        table.add_column("")
+        table.add_column("object")
+        table.add_column("node", style="dim")
+        arrow = "->" if self.settings.ascii else "──▶"
+        rows = 0
+        for binding in snapshot.bindings:
+            table.add_row(binding.name, arrow, binding.summary, binding.node or "")
+            rows += 1
+        for node in snapshot.ops.nodes:
+            if node.former_names and not node.names and not node.dropped:
+                label = self.msg("still_in_graph", names=", ".join(node.former_names))
+                table.add_row("", "", Text(f"{node.label}: {label}", "dim"), node.id)
+                rows += 1
+        if not rows:
+            return Reply([Text(self.msg("names_none"))])
+        return Reply([indented(table, 0)])
+
+    def _cmd_explain(self, arg: str) -> Reply:
+        events = [(f, e) for f, e in self.last_events if not is_routine(e)] or self.last_events
+        if not events:
+            return Reply([Text(self.msg("nothing_to_explain"))])
+        book = book_for(self.settings.language)
+        out: list[RenderableType] = []
+        for file, event in events:
+            explanation = book.explain(event, file=file, locate=self.locate)
+            out.append(event_renderable(event, book, ascii=self.settings.ascii, full=False, file=file, locate=self.locate))
+            out.append(indented(Group(Text(explanation.text), Text(""), Text(explanation.more, "italic")), 2))
+        return Reply(out)
+
+    def _cmd_reset(self, arg: str) -> Reply:
+        self._fresh_namespace()
+        self._engine = None
+        self._narrator = None
+        self.last_events = []
+        _ = self.engine  # re-imports torch and F into the new namespace
+        return Reply([Text(self.msg("reset_done"))])
+
+    def _cmd_history(self, arg: str) -> Reply:
+        inputs = [h for h in self.history[:-1]]
+        if not inputs:
+            return Reply([Text(self.msg("history_empty"))])
+        return Reply([Text("\n".join(f"{i + 1:>3}  {h}" for i, h in enumerate(inputs)))])
+
+    def _cmd_lang(self, arg: str) -> Reply:
+        if arg:
+            if arg not in ("en", "zh"):
+                return Reply([Text(self.msg("lang_bad", language=arg), "red")])
+            self.settings.language = arg
+            self._narrator = None
+        return Reply([Text(self.msg("lang_now", language=self.settings.language))])
+
+
+def engine_traceback(exc: BaseException) -> str:
+    """A short traceback: only the lines the user typed in the shell."""
+    from gradtutor.tracebacks import format_user_traceback
+
+    return format_user_traceback(exc, only=lambda filename: filename.startswith(CELL_PREFIX))
+
+
+def _verbatim(text: str, style: str = "") -> Text:
+    """Text printed as is: the terminal wraps long lines, rich does not."""
+    return Text(text, style, no_wrap=True, overflow="ignore")
+
+
+def _safe_repr(value: Any) -> str:
+    try:
+        return repr(value)
+    except Exception as exc:  # a broken __repr__ of the user's must not end the session
+        return f"<repr failed: {type(exc).__name__}: {exc}>"
