@@ -82,6 +82,6 @@ MESSAGES: dict[str, dict[str, str]] = {
 }
 
 
-def message(language: str, key: str, **fields: object) -> str:
+def message(language: str, key: str, /, **fields: object) -> str:
     table = MESSAGES.get(language, MESSAGES["en"])
     return table.get(key, MESSAGES["en"][key]).format(**fields)

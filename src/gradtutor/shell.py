@@ -11,7 +11,8 @@ from __future__ import annotations
 import argparse
 import os
 import re
-import rlcompleter
+import builtins
+import keyword
 import sys
 import warnings
 from typing import Any, Iterable, Iterator
@@ -58,6 +59,19 @@ def run_shell(args: argparse.Namespace, env: Environment | None = None) -> int:
 def print_reply(console: Console, reply: Reply) -> None:
     for renderable in reply.renderables:
         console.print(renderable)
+
+
+def execute_safely(session: ShellSession, console: Console, text: str) -> Reply:
+    """Run one input; a bug of the tutor's own is reported in one line, and the
+    session goes on with the user's names intact."""
+    try:
+        reply = session.execute(text)
+    except KeyboardInterrupt:  # Ctrl-C outside the user's code, e.g. just before it ran
+        reply = Reply([Text(session.msg("interrupted"), "yellow")])
+    except Exception as exc:
+        reply = Reply([Text(f"gradtutor: internal error: {type(exc).__name__}: {exc} (please report it)", "red")])
+    print_reply(console, reply)
+    return reply
 
 
 # ---- piped sessions ------------------------------------------------------------
@@ -113,8 +127,7 @@ def run_piped(session: ShellSession, console: Console, stdin: Any) -> int:
             echo.append(more)
         console.print(echo)
         sys.stdout.flush()
-        reply = session.execute(text)
-        print_reply(console, reply)
+        reply = execute_safely(session, console, text)
         if reply.exit_code is not None:
             return reply.exit_code
     return 0
@@ -122,35 +135,54 @@ def run_piped(session: ShellSession, console: Console, stdin: Any) -> int:
 
 # ---- the interactive shell ---------------------------------------------------------
 class NamespaceCompleter:
-    """Tab completion from the live namespace, attributes included (``x.ret`` -> ``retain_grad``)."""
+    """Tab completion from the live namespace, attributes included (``x.ret`` -> ``x.retain_grad``).
+
+    Dotted names are resolved with ``getattr`` only (never ``eval``), with
+    warnings silenced, and an attribute that raises just ends the lookup.
+    """
 
     _TOKEN = re.compile(r"[A-Za-z_][\w.]*$|$")
 
     def __init__(self, namespace: dict[str, Any]) -> None:
         self.namespace = namespace
 
+    def _resolve(self, dotted: str) -> tuple[bool, Any]:
+        first, *rest = dotted.split(".")
+        if first in self.namespace:
+            obj = self.namespace[first]
+        elif hasattr(builtins, first):
+            obj = getattr(builtins, first)
+        else:
+            return False, None
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # reading .grad of a non-leaf warns
+            for part in rest:
+                try:
+                    obj = getattr(obj, part)
+                except Exception:
+                    return False, None
+        return True, obj
+
     def matches(self, text_before_cursor: str) -> tuple[str, list[str]]:
         token = self._TOKEN.search(text_before_cursor).group(0)  # type: ignore[union-attr]
         if not token or text_before_cursor.lstrip().startswith(":"):
             return token, []
-        completer = rlcompleter.Completer(self.namespace)
-        found: list[str] = []
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # reading attributes must not print warnings
-            state = 0
-            while True:
-                try:
-                    match = completer.complete(token, state)
-                except Exception:  # an attribute that raises when read
-                    break
-                if match is None or state > 500:
-                    break
-                found.append(match)
-                state += 1
-        last = token.rsplit(".", 1)[-1]
-        if not last.startswith("_"):
-            found = [m for m in found if not m.rsplit(".", 1)[-1].startswith("_")]
-        return token, sorted(set(found))
+        base, dot, prefix = token.rpartition(".")
+        if dot:
+            found, obj = self._resolve(base)
+            if not found:
+                return token, []
+            try:
+                names = dir(obj)
+            except Exception:
+                return token, []
+            candidates = {f"{base}.{n}" for n in names if n.startswith(prefix)}
+        else:
+            pool = set(self.namespace) | set(dir(builtins)) | set(keyword.kwlist)
+            candidates = {n for n in pool if n.startswith(prefix)}
+        if not prefix.startswith("_"):
+            candidates = {c for c in candidates if not c.rsplit(".", 1)[-1].startswith("_")}
+        return token, sorted(candidates)
 
 
 class InteractiveShell:
@@ -190,6 +222,24 @@ class InteractiveShell:
             else:
                 buffer.insert_text("\n" + next_indent(buffer.document.text_before_cursor))
 
+        @keys.add("tab")
+        def _tab(event: Any) -> None:
+            # Completes at once when the answer is clear (one match, or a longer
+            # common prefix); otherwise opens the menu. At the start of a
+            # line, Tab indents.
+            buffer = event.current_buffer
+            document = buffer.document
+            if not document.current_line_before_cursor.strip():
+                buffer.insert_text("    ")
+                return
+            token, found = names.matches(document.text_before_cursor)
+            common = os.path.commonprefix(found) if found else ""
+            if len(common) > len(token):
+                buffer.delete_before_cursor(len(token))
+                buffer.insert_text(common)
+            elif len(found) > 1:
+                buffer.start_completion(select_first=False)
+
         @keys.add("escape", "enter")
         def _newline(event: Any) -> None:
             buffer = event.current_buffer
@@ -221,8 +271,7 @@ class InteractiveShell:
                 continue  # Ctrl-C while typing: a fresh prompt
             except EOFError:
                 return 0
-            reply = self.session.execute(text)
-            print_reply(self.console, reply)
+            reply = execute_safely(self.session, self.console, text)
             if reply.exit_code is not None:
                 return reply.exit_code
 

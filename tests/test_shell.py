@@ -1,0 +1,181 @@
+"""The shell in-process: prompt_toolkit reads keys from a pipe, output goes to a buffer."""
+
+from __future__ import annotations
+
+import io
+import os
+import stat
+
+import pytest
+from prompt_toolkit.application import create_app_session
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output import DummyOutput
+
+from gradtutor.environment import Environment
+from gradtutor.explain import make_console
+from gradtutor.shell import InteractiveShell, NamespaceCompleter, piped_inputs, run_piped
+from gradtutor.shell_session import ShellSession, ShellSettings, is_complete, next_indent
+
+ENTER, CTRL_C, CTRL_D, ALT_ENTER = "\r", "\x03", "\x04", "\x1b\r"
+
+
+def make_env(tmp_path, stdin=None) -> Environment:
+    return Environment(
+        stdout=io.StringIO(), stderr=io.StringIO(), stdin=stdin or io.StringIO(),
+        width=80, data_dir=str(tmp_path / "data"),
+    )
+
+
+def drive(keys: str, tmp_path, session: ShellSession | None = None):
+    """Type ``keys`` into a fresh shell; return (exit code, printed text, session)."""
+    env = make_env(tmp_path)
+    session = session or ShellSession(ShellSettings(width=80, ascii=False))
+    with create_pipe_input() as inp:
+        with create_app_session(input=inp, output=DummyOutput()):
+            shell = InteractiveShell(session, make_console(env, width=80, plain=True), env)
+            inp.send_text(keys)
+            inp.close()
+            code = shell.run()
+    return code, env.stdout.getvalue(), session
+
+
+def test_statements_run_in_one_namespace_and_ctrl_d_ends(tmp_path):
+    code, out, session = drive("x = torch.tensor(2.0, requires_grad=True)" + ENTER + "y = x * 3" + ENTER + CTRL_D, tmp_path)
+    assert code == 0
+    assert session.namespace["y"].item() == 6.0
+    assert "• x names a tensor" in out and "• y names a tensor" in out
+    assert "x [leaf] ──▶ x * 3 = y" in out
+
+
+def test_multi_line_block_runs_after_a_blank_line(tmp_path, capsys):
+    keys = "total = 0" + ENTER + "for i in range(3):" + ENTER + "total += i" + ENTER + ENTER + CTRL_D
+    code, out, session = drive(keys, tmp_path)
+    assert session.namespace["total"] == 3
+    assert session.counter == 2  # two inputs: the assignment and the whole loop
+
+
+def test_alt_enter_adds_a_line_instead_of_running(tmp_path):
+    keys = "a = 1" + ALT_ENTER + "b = 2" + ENTER + CTRL_D
+    _, _, session = drive(keys, tmp_path)
+    assert session.namespace["a"] == 1 and session.namespace["b"] == 2
+    assert session.history == ["a = 1\nb = 2"]
+
+
+def test_expression_value_is_shown_and_bound_to_underscore(tmp_path):
+    _, out, session = drive("6 * 7" + ENTER + "_ + 1" + ENTER + CTRL_D, tmp_path)
+    assert "Out[1]: 42" in out and "Out[2]: 43" in out
+
+
+def test_ctrl_c_while_typing_clears_the_line(tmp_path):
+    _, _, session = drive("bad = 1" + CTRL_C + "good = 2" + ENTER + CTRL_D, tmp_path)
+    assert "bad" not in session.namespace and session.namespace["good"] == 2
+
+
+def test_error_shows_the_users_lines_then_the_explanation_and_the_shell_goes_on(tmp_path):
+    keys = ENTER.join([
+        "x = torch.tensor(2.0, requires_grad=True)",
+        "y = x ** 2",
+        "y.backward()",
+        "y.backward()",
+        "after = 1",
+    ]) + ENTER + CTRL_D
+    code, out, session = drive(keys, tmp_path)
+    assert code == 0 and session.namespace["after"] == 1
+    tb = out[out.index("Traceback"):]
+    assert 'File "<In [4]>", line 1, in <module>' in tb
+    assert "torch/" not in tb.split("RuntimeError")[0]  # the user's lines only
+    assert "created at In [2] (`y = x ** 2`)" in out
+    assert "freed by the backward at In [3]" in out
+
+
+def test_syntax_error_points_at_the_column(tmp_path):
+    _, out, _ = drive("x = (1 +" + ALT_ENTER + ")) " + ENTER + CTRL_D, tmp_path)
+    assert 'File "<In [1]>", line 2' in out and "^" in out and "SyntaxError" in out
+
+
+def test_system_exit_ends_the_session_with_its_status(tmp_path):
+    code, _, _ = drive("raise SystemExit(4)" + ENTER + "never = 1" + ENTER, tmp_path)
+    assert code == 4
+
+
+@pytest.mark.parametrize("keys", [":quit" + ENTER, "exit()" + ENTER, "quit()" + ENTER])
+def test_quitting(tmp_path, keys):
+    code, _, _ = drive(keys + "never = 1" + ENTER, tmp_path)
+    assert code == 0
+
+
+def test_completion_from_the_live_namespace_includes_attributes():
+    import torch
+
+    completer = NamespaceCompleter({"x": torch.ones(2, requires_grad=True), "xyz": 1})
+    token, found = completer.matches("y = x.ret")
+    assert token == "x.ret" and "x.retain_grad" in found
+    token, found = completer.matches("xy")
+    assert found == ["xyz"]
+    assert completer.matches("x.")[1] and all(not m.split(".")[1].startswith("_") for m in completer.matches("x.")[1])
+
+
+def test_tab_completes_in_the_prompt(tmp_path):
+    _, _, session = drive("value_one = 5" + ENTER + "copy = value_o\t" + ENTER + ENTER + CTRL_D, tmp_path)
+    assert session.namespace["copy"] == 5
+
+
+def test_history_is_saved_privately_in_the_data_directory(tmp_path):
+    drive("kept = 1" + ENTER + CTRL_D, tmp_path)
+    folder = tmp_path / "data"
+    assert stat.S_IMODE(os.stat(folder).st_mode) == 0o700
+    history = folder / "history"
+    assert stat.S_IMODE(os.stat(history).st_mode) == 0o600
+    assert "kept = 1" in history.read_text()
+    # The next session recalls it with the Up arrow.
+    _, _, session = drive("\x1b[A" + ENTER + CTRL_D, tmp_path)
+    assert session.namespace["kept"] == 1
+
+
+def test_commands(tmp_path):
+    keys = ENTER.join([
+        ":help", "x = torch.tensor(42., requires_grad=True)", "x = x ** 2", ":graph", ":ops", ":names",
+        ":explain", ":history", ":lang zh", ":lang", ":lang fr", ":nope", ":graph extra", ":reset", "print('x' in dir())",
+    ]) + ENTER + CTRL_D
+    code, out, session = drive(keys, tmp_path)
+    assert ":names" in out and "(also Ctrl-D, exit())" in out  # :help
+    assert "x (old) [leaf] ──▶ x ** 2 = x" in out  # :graph
+    assert "PowBackward0" in out  # :ops
+    assert "no name, still in the graph (was x)" in out  # :names shows the ghost
+    assert "moved on, but the old tensor is still in the graph" in out  # :explain
+    assert "  1  :help" in out  # :history
+    assert "语言：zh" in out and "unknown language 'fr'" not in out  # messages now in Chinese
+    assert "未知语言 'fr'" in out
+    assert "未知命令 ':nope'" in out and ":graph 不接受参数" in out
+    assert "命名空间已重置" in out
+    assert "x" not in session.namespace and "torch" in session.namespace
+
+
+def test_is_complete_and_indent_rules():
+    assert is_complete("x = 1")
+    assert not is_complete("for i in range(3):")
+    assert not is_complete("for i in range(3):\n    y = i")
+    assert is_complete("for i in range(3):\n    y = i\n    ")
+    assert is_complete("x = )")  # run it to show the syntax error
+    assert not is_complete("x = (1,")
+    assert is_complete(":graph")
+    assert next_indent("for i in x:") == "    " and next_indent("    y = 1") == "    "
+
+
+def test_piped_inputs_group_lines_as_a_person_types_them():
+    text = "import torch\nfor i in range(2):\n    y = i\nz = 3\n:names\nif z:\n    a = 1\nelse:\n    a = 2\n\nprint(a)\n"
+    assert list(piped_inputs(io.StringIO(text))) == [
+        "import torch", "for i in range(2):\n    y = i", "z = 3", ":names",
+        "if z:\n    a = 1\nelse:\n    a = 2", "print(a)",
+    ]
+
+
+def test_piped_session_prints_prompts_and_replies(tmp_path, capsys):
+    env = make_env(tmp_path, io.StringIO("x = torch.ones(2, requires_grad=True)\nprint('hi')\n"))
+    session = ShellSession(ShellSettings(width=80))
+    code = run_piped(session, make_console(env, width=80, plain=True), env.stdin)
+    out = env.stdout.getvalue()
+    assert code == 0
+    assert "In [1]: x = torch.ones(2, requires_grad=True)\n   • x names a tensor" in out
+    assert "In [2]: print('hi')" in out
+    assert capsys.readouterr().out == "hi\n"

@@ -1,0 +1,132 @@
+"""The shell end to end, in a pseudo-terminal, as a person types."""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import termios
+import time
+from pathlib import Path
+
+import pexpect
+import pytest
+
+ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[()][0-9A-Za-z]|\x1b[=>]|\r")
+TIMEOUT = 60
+
+
+def wait_until(condition, limit: float = TIMEOUT) -> None:
+    """Poll a state (not a duration): returns as soon as ``condition()`` holds."""
+    deadline = time.monotonic() + limit
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError("condition not reached")
+        time.sleep(0.01)
+
+
+def strip_ansi(text: str) -> str:
+    return ANSI.sub("", text)
+
+
+class Terminal:
+    """A gradtutor shell in a pty. ``run(line)`` types a line and returns what
+    appeared before the next numbered prompt, ANSI codes removed."""
+
+    def __init__(self, tmp_path: Path) -> None:
+        env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR", "COLUMNS", "LINES")}
+        env.update(PROMPT_TOOLKIT_NO_CPR="1", TERM="xterm-256color", XDG_DATA_HOME=str(tmp_path), LANG="C.UTF-8")
+        self.child = pexpect.spawn(
+            sys.executable, ["-m", "gradtutor"], env=env, encoding="utf-8", dimensions=(50, 110), timeout=TIMEOUT
+        )
+        self.n = 1
+        self.child.expect(r"In \[1\]:")
+        self.welcome = strip_ansi(self.child.before)
+
+    def run(self, line: str) -> str:
+        self.child.sendline(line)
+        self.n += 1
+        self.child.expect(rf"In \[{self.n}\]:")
+        return strip_ansi(self.child.before)
+
+    def close(self) -> int:
+        self.child.sendcontrol("d")
+        self.child.expect(pexpect.EOF)
+        self.child.close()
+        return self.child.exitstatus
+
+
+@pytest.fixture
+def terminal(tmp_path):
+    term = Terminal(tmp_path)
+    yield term
+    if term.child.isalive():
+        term.child.terminate(force=True)
+
+
+SO_SETUP = [
+    "x = torch.ones(5)  # input tensor",
+    "y = torch.zeros(3)  # expected output",
+    "w = torch.randn(5, 3, requires_grad=True)",
+    "b = torch.randn(3, requires_grad=True)",
+    "z = torch.matmul(x, w)+b",
+    "loss = torch.nn.functional.binary_cross_entropy_with_logits(z, y)",
+    "loss.backward()",
+]
+
+
+def test_first_scenario_draws_the_graph_then_explains_the_second_backward(terminal):
+    assert "gradtutor" in terminal.welcome and ":help" in terminal.welcome
+    outputs = [terminal.run(line) for line in SO_SETUP]
+    assert "x ────▶ x @ w + b = z ──▶ BCE(z, y) = loss" in outputs[5]
+    assert "freed their saved tensors" in outputs[6]
+    rebind = terminal.run("loss = torch.nn.functional.binary_cross_entropy_with_logits(z, y)")
+    assert "loss now names a different tensor" in rebind
+    error = " ".join(terminal.run("loss.backward()").split())
+    assert "RuntimeError: Trying to backward through the graph a second time" in error
+    # The node created by the matmul statement (In [5]), freed by the first backward (In [7]).
+    assert "created at In [5] (`z = torch.matmul(x, w)+b`)" in error
+    assert "freed by the backward at In [7]" in error
+    assert "retain_graph=True" in error
+    assert terminal.close() == 0
+
+
+def test_second_scenario_recomputes_without_error_and_gradients_double(terminal):
+    for line in SO_SETUP:
+        terminal.run(line)
+    terminal.run("first = w.grad.clone()")
+    terminal.run("z = torch.matmul(x, w)+b")
+    terminal.run("loss = torch.nn.functional.binary_cross_entropy_with_logits(z, y)")
+    out = terminal.run("loss.backward()")
+    assert "Traceback" not in out
+    assert "w.grad was added to, not replaced" in out
+    assert "Out[12]: True" in terminal.run("torch.allclose(w.grad, 2 * first)")
+    terminal.close()
+
+
+def test_forum_whatif_shows_x_rebound_with_the_old_leaf_in_the_graph(terminal):
+    terminal.run("x = torch.tensor(42., requires_grad=True)")
+    out = terminal.run("x = x ** 2  # re-use the same variable")
+    assert "x moved on, but the old tensor is still in the graph" in out
+    assert "x (old) [leaf] ──▶ x ** 2 = x" in out
+    for line in ["x3 = x ** 3", "f = x + x3", "x.retain_grad()", "f.backward(retain_graph=False)"]:
+        terminal.run(line)
+    assert "Out[7]: tensor(9335089.)" in terminal.run("x.grad")
+    terminal.close()
+
+
+def test_ctrl_c_interrupts_an_infinite_loop_and_the_prompt_works(terminal):
+    terminal.run("kept = 41")
+    # One input of two statements: the print tells us the code is running (and
+    # the terminal is back in its normal mode, where Ctrl-C sends SIGINT).
+    terminal.child.send("print('looping')\x1b\r" + "while True:\r" + "pass\r" + "\r")
+    terminal.child.expect_exact("looping")
+    # Ctrl-C becomes SIGINT once the terminal has left prompt_toolkit's raw
+    # mode, which can be a moment after the code starts: wait for that state.
+    wait_until(lambda: termios.tcgetattr(terminal.child.child_fd)[3] & termios.ISIG)
+    terminal.child.sendintr()
+    terminal.n += 1
+    terminal.child.expect(rf"In \[{terminal.n}\]:")
+    assert "KeyboardInterrupt" in strip_ansi(terminal.child.before)
+    assert "Out[3]: 42" in terminal.run("kept + 1")
+    assert terminal.close() == 0
