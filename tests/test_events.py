@@ -239,3 +239,16 @@ def test_error_in_a_function_is_reported_once_where_it_was_raised(program):
     assert error["line"] == 6 and error["node_line"] == 4 and error["freed_by_line"] == 5
     [step] = [s for s in doc["steps"] if s["events"] and s["events"][0]["kind"] == "error"]
     assert step["function"] == "step"
+
+
+def test_no_accumulation_reported_after_zeroing_the_gradient(program):
+    doc = run(program, """
+        import torch
+        x = torch.tensor([2.0], requires_grad=True)
+        y = x ** 2
+        y.backward(retain_graph=True)
+        x.grad.zero_()
+        y.backward()
+    """)
+    assert events(doc, "grad-accumulated") == []
+    assert step_at(doc, 6)["grads"]["x"] == [4.0]

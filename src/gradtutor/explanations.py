@@ -21,7 +21,7 @@ from gradtutor.yamlfile import line_of, load_yaml
 
 LANGUAGES = ("en", "zh")
 REQUIRED_FIELDS = ("title", "text", "more")
-OPTIONAL_FIELDS = ("fallback",)
+OPTIONAL_FIELDS = ("fallback", "title_fallback")
 
 #: Every key an event can map to; each language must explain all of them.
 EXPLANATION_KEYS: tuple[str, ...] = (
@@ -137,18 +137,15 @@ class ExplanationBook:
             return _fill(entry[part], fields)
         except (KeyError, IndexError, ValueError):
             pass
-        if part == "text" and "fallback" in entry:
+        fallback = {"text": "fallback", "title": "title_fallback"}.get(part)
+        if fallback in entry:
             try:
-                return _fill(entry["fallback"], fields)
+                return _fill(entry[fallback], fields)
             except (KeyError, IndexError, ValueError):
                 pass
-        # Last resort: blank out unknown fields rather than show braces.
+        # Last resort: mark unknown fields rather than show braces.
         safe = {k: v for k, v in fields.items() if v is not None}
-        return _FORMATTER.vformat(
-            entry.get("fallback", entry[part]) if part == "text" else entry[part],
-            (),
-            _Defaulting(safe),
-        ).strip()
+        return _FORMATTER.vformat(entry.get(fallback or part, entry[part]), (), _Defaulting(safe)).strip()
 
 
 class _Defaulting(dict):  # type: ignore[type-arg]

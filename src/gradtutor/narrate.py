@@ -6,9 +6,11 @@ front ends print what these functions return.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
+from rich.cells import cell_len
 from rich.segment import Segment
 from rich.text import Text
 
@@ -60,6 +62,41 @@ class Indented:
             yield newline
 
 
+_TOKEN = re.compile(r"[\u2e80-\u9fff\uac00-\ud7af\uff00-\uffef][，。、；：！？）》」』]*|[^\s\u2e80-\u9fff\uac00-\ud7af\uff00-\uffef]+|\s+")
+
+
+def wrap_words(text: str, width: int) -> list[str]:
+    """Greedy wrapping that breaks at spaces and also between CJK characters
+    (Chinese has no spaces; rich would only break at the few it has). Closing
+    punctuation stays with the character before it."""
+    lines: list[str] = []
+    for paragraph in text.split("\n"):
+        line = ""
+        for token in _TOKEN.findall(paragraph):
+            if token.isspace():
+                if line:
+                    line += " "
+                continue
+            if line and cell_len(line) + cell_len(token) > width:
+                lines.append(line.rstrip())
+                line = ""
+            line += token
+        lines.append(line.rstrip())
+    return lines
+
+
+class Wrapped:
+    """Prose wrapped to the width it is given, CJK included."""
+
+    def __init__(self, text: str, style: str = "") -> None:
+        self.text = text
+        self.style = style
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        for line in wrap_words(self.text, max(10, options.max_width)):
+            yield Text(line, self.style, no_wrap=True, overflow="ignore")
+
+
 def indented(renderable: RenderableType, by: int = INDENT) -> Indented:
     return Indented(renderable, by)
 
@@ -82,7 +119,7 @@ def event_renderable(
     title = Text.assemble((f"{bullet} ", style), (explanation.title, style))
     if not full or is_routine(event):
         return title
-    return Group(title, indented(Text(explanation.text), 2))
+    return Group(title, indented(Wrapped(explanation.text), 2))
 
 
 def graph_renderable(snapshot: Snapshot, options: NarrationOptions, level: str | None = None) -> RenderableType:

@@ -218,6 +218,10 @@ class CallObserver(TorchFunctionMode):
         if api == "backward":
             for leaf in ag.reachable_leaves(grad_fns):
                 g = leaf.grad
+                # A gradient that was zeroed (x.grad.zero_()) and is then added
+                # to is, in effect, set: that is not the accumulation to warn of.
+                if g is not None and not bool(g.any()):
+                    g = None
                 before.append((weakref.ref(leaf), g, None if g is None else g._version))
         try:
             out = func(*args, **kwargs)

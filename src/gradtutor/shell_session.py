@@ -26,7 +26,15 @@ from gradtutor.errors import GradtutorError
 from gradtutor.explanations import book_for, line_locator
 from gradtutor.messages import message
 from gradtutor.model import LEVEL_OPS, LEVEL_STATEMENTS, Event, Step, is_routine
-from gradtutor.narrate import NarrationOptions, Narrator, event_renderable, graph_renderable, indented, step_header
+from gradtutor.narrate import (
+    NarrationOptions,
+    Narrator,
+    Wrapped,
+    event_renderable,
+    graph_renderable,
+    indented,
+    step_header,
+)
 
 CELL_PREFIX = "<In ["
 # Keywords that continue a compound statement at column 0 (not a new statement).
@@ -308,7 +316,7 @@ class ShellSession:
         for file, event in events:
             explanation = book.explain(event, file=file, locate=self.locate)
             out.append(event_renderable(event, book, ascii=self.settings.ascii, full=False, file=file, locate=self.locate))
-            out.append(indented(Group(Text(explanation.text), Text(""), Text(explanation.more, "italic")), 2))
+            out.append(indented(Group(Wrapped(explanation.text), Text(""), Wrapped(explanation.more, "italic")), 2))
         return Reply(out)
 
     def _cmd_reset(self, arg: str) -> Reply:

@@ -1,0 +1,95 @@
+"""Every event kind is explained in every language, and explanations read well."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from gradtutor.errors import DataFileError
+from gradtutor.explanations import EXPLANATION_KEYS, LANGUAGES, book_for, explanation_key, load_book
+from gradtutor.model import ERROR_CAUSES, EVENT_KINDS, WARNING_CAUSES, Event
+
+# One event of each kind and cause, with the fields the engine gives it.
+SAMPLES = [
+    Event.make("name-bound", 3, name="x", node="t1"),
+    Event.make("name-rebound", 4, name="x", old_in_graph=False, old_node=None, node="t2"),
+    Event.make("name-rebound", 4, name="x", old_in_graph=True, old_node="t1", node="n2"),
+    Event.make("backward", 5, api="backward", root="loss", retain_graph=False, create_graph=False, freed=2),
+    Event.make("backward", 5, api="backward", root=None, retain_graph=True, create_graph=False, freed=0),
+    Event.make("grad-accumulated", 6, name="w"),
+    Event.make("detached", 7, name="d", how="detach", source="y"),
+    Event.make("detached", 7, name="d", how="no_grad", source=None),
+    Event.make("detached", 7, name="d", how="data", source="y"),
+    Event.make("retain-grad", 8, name="h"),
+    Event.make("inplace", 9, name=None, op="add_", version=1),
+    Event.make("graph-growth", 10, name="total", nodes=12),
+    Event.make("warning", 11, cause="non-leaf-grad", name="y"),
+    Event.make("error", 13, cause="second-backward", exception="RuntimeError", message="...", node="n3",
+               node_op="MmBackward0", node_line=7, node_file="f.py", node_source="z = x @ w",
+               freed_by_line=10, freed_by_file="f.py", freed_by_source="loss.backward()"),
+    Event.make("error", 13, cause="second-backward", exception="RuntimeError", message="..."),
+    Event.make("error", 6, cause="inplace-modified", exception="RuntimeError", message="...", node="n2",
+               node_line=3, node_file="f.py", node_source="a = x.exp()", modified_at_line=5,
+               modified_at_file="f.py", modified_at_source="a.add_(1)", modified_op="add_"),
+    Event.make("error", 3, cause="leaf-inplace", exception="RuntimeError", message="...", name="x"),
+    Event.make("error", 3, cause="no-grad-fn", exception="RuntimeError", message="..."),
+    Event.make("error", 3, cause="non-scalar-backward", exception="RuntimeError", message="..."),
+    Event.make("error", 2, cause="other", exception="ZeroDivisionError", message="division by zero"),
+]
+
+
+def test_samples_cover_every_kind_and_cause():
+    keys = {explanation_key(e) for e in SAMPLES}
+    assert keys == set(EXPLANATION_KEYS)
+    assert {e.kind for e in SAMPLES} == set(EVENT_KINDS)
+    assert {f"error/{c}" for c in ERROR_CAUSES} | {f"warning/{c}" for c in WARNING_CAUSES} <= keys
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_every_event_is_explained_without_placeholders(language):
+    book = book_for(language)
+    assert book.language == language
+    for event in SAMPLES:
+        explanation = book.explain(event, file="f.py")
+        for part in (explanation.title, explanation.text, explanation.more):
+            # No unfilled placeholder, and no "?" standing for an unknown field.
+            assert part and not re.search(r"[{}]|(^|\s)\?(\s|$)", part), (language, event.kind, part)
+
+
+@pytest.mark.parametrize("language, line_word", [("en", "line 7"), ("zh", "第 7 行")])
+def test_second_backward_names_the_node_line_and_the_freeing_backward(language, line_word):
+    text = book_for(language).explain(SAMPLES[13], file="f.py").text
+    assert line_word in text and "z = x @ w" in text and "loss.backward()" in text
+    assert "retain_graph=True" in text
+
+
+def test_places_are_worded_by_the_front_end():
+    locate = lambda file, line: f"In [{line}]"
+    text = book_for("en").explain(SAMPLES[13], file="f.py", locate=locate).text
+    assert text.startswith("In [13] ran backward") and "created at In [7]" in text
+
+
+def test_explanations_correct_the_seeds():
+    backward = book_for("en").explain(SAMPLES[3]).more
+    assert "does NOT keep the graph's buffers after backward" in backward
+    detached = book_for("en").explain(SAMPLES[6]).more
+    assert "Recomputing an expression (y = x ** 2 again) does not detach" in detached
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("language: fr\nexplanations: {}\n", ":1: field 'language': expected one of en, zh"),
+        ("language: en\nexplanations:\n  nope:\n    title: a\n", ":3: unknown explanation key 'nope'"),
+        ("language: en\nexplanations:\n  name-bound:\n    title: a\n    text: b\n", ":3: explanation 'name-bound': missing text field 'more'"),
+        ("language: en\nexplanations: !!python/object:os.system {}\n", "YAML error"),
+        ("language: en\nexplanations:\n  name-bound: [\n", "YAML error"),
+    ],
+)
+def test_a_broken_explanations_file_gets_one_clear_message(tmp_path, text, message):
+    path = tmp_path / "broken.yaml"
+    path.write_text(text)
+    with pytest.raises(DataFileError) as info:
+        load_book(str(path))
+    assert str(info.value).startswith(str(path)) and message in str(info.value)
