@@ -53,6 +53,28 @@ def build_parser() -> argparse.ArgumentParser:
     explain.add_argument("--max-iterations", type=int, default=3, metavar="N",
                          help="loop iterations shown in full (default 3); later ones only when an event happens")
     _add_display_options(explain)
+
+    lessons = sub.add_parser("lessons", help="list the course, with your progress")
+    lessons.add_argument("--lessons-dir", action="append", metavar="PATH",
+                         help="also list the lessons in this folder (also: GRADTUTOR_LESSONS)")
+    _add_display_options(lessons)
+
+    lesson = sub.add_parser(
+        "lesson",
+        help="take a lesson in the shell; it resumes where you left off",
+        description="Take lesson NAME (its id, number or file name) in the interactive shell, "
+        "play it without a person (--script), or validate and run lesson files (--check).",
+    )
+    lesson.add_argument("names", nargs="*", metavar="NAME|PATH",
+                        help="the lesson to take; with --check, lesson files or folders (default: the course)")
+    lesson.add_argument("--script", action="store_true",
+                        help="run every step without a person (tasks take their solution) and print it all")
+    lesson.add_argument("--check", action="store_true",
+                        help="validate lesson files and run them in every language; for lesson authors and CI")
+    lesson.add_argument("--lessons-dir", action="append", metavar="PATH",
+                        help="also look for lessons in this folder (also: GRADTUTOR_LESSONS)")
+    lesson.add_argument("--no-graph", action="store_true", help="do not draw the graph after each step")
+    _add_display_options(lesson)
     return parser
 
 
@@ -70,6 +92,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             if args.width is not None and args.width < 20:
                 parser.error("--width must be at least 20")
             return run_explain(args)
+        if args.command == "lessons":
+            from gradtutor.lesson_cli import run_lessons
+
+            return run_lessons(args)
+        if args.command == "lesson":
+            from gradtutor.lesson_cli import run_lesson
+
+            return run_lesson(args)
         from gradtutor.shell import run_shell
 
         return run_shell(args)

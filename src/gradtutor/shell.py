@@ -41,10 +41,13 @@ def settings_from(args: argparse.Namespace, env: Environment) -> ShellSettings:
         show_graph=not getattr(args, "no_graph", False),
         width=getattr(args, "width", None) or env.width,
         ascii=getattr(args, "ascii", False) or not env.unicode,
+        data_dir=env.data_dir,
+        lessons_dirs=tuple(getattr(args, "lessons_dir", None) or ()) + env.lessons_path,
     )
 
 
-def run_shell(args: argparse.Namespace, env: Environment | None = None) -> int:
+def run_shell(args: argparse.Namespace, env: Environment | None = None, first_input: str | None = None) -> int:
+    """The shell; ``first_input`` runs before the first prompt (``:lesson NAME``)."""
     env = env or Environment.from_process()
     loader = TorchLoader()
     loader.start()
@@ -52,8 +55,8 @@ def run_shell(args: argparse.Namespace, env: Environment | None = None) -> int:
     session = ShellSession(settings, loader)
     console = make_console(env, width=settings.width, plain=getattr(args, "plain", False))
     if env.stdin_isatty and env.stdout_isatty:
-        return InteractiveShell(session, console, env).run()
-    return run_piped(session, console, env.stdin)
+        return InteractiveShell(session, console, env, first_input).run()
+    return run_piped(session, console, env.stdin, first_input)
 
 
 def print_reply(console: Console, reply: Reply) -> None:
@@ -79,7 +82,8 @@ def piped_inputs(lines: Iterable[str]) -> Iterator[str]:
     """Group lines into inputs as a person would have typed them.
 
     An input ends at a blank line after a block, or where a new statement
-    begins at column 0 after a complete one; commands are one line each.
+    begins at column 0 after a complete one; commands are one line each. A
+    blank line outside a block is an empty input (Enter, in a lesson).
     """
     buffer: list[str] = []
     for raw in lines:
@@ -94,6 +98,7 @@ def piped_inputs(lines: Iterable[str]) -> Iterator[str]:
                 buffer = []
                 continue
         if not buffer and not line.strip():
+            yield ""
             continue
         if not buffer and line.strip().startswith(":"):
             yield line.strip()
@@ -115,10 +120,16 @@ def _compiles(text: str) -> bool:
         return True  # run it, to show the error
 
 
-def run_piped(session: ShellSession, console: Console, stdin: Any) -> int:
+def run_piped(session: ShellSession, console: Console, stdin: Any, first_input: str | None = None) -> int:
     """Run inputs from a pipe or file, echoing each after its prompt."""
     console.print(session.welcome())
+    if first_input is not None:
+        reply = execute_safely(session, console, first_input)
+        if reply.exit_code is not None:
+            return reply.exit_code
     for text in piped_inputs(stdin):
+        if not text and session.lesson is None:
+            continue  # a blank line only matters in a lesson (it means "continue")
         first, *rest = text.split("\n")
         echo = Text(session.prompt, "green")
         echo.append(first)
@@ -186,10 +197,11 @@ class NamespaceCompleter:
 
 
 class InteractiveShell:
-    def __init__(self, session: ShellSession, console: Console, env: Environment) -> None:
+    def __init__(self, session: ShellSession, console: Console, env: Environment, first_input: str | None = None) -> None:
         self.session = session
         self.console = console
         self.env = env
+        self.first_input = first_input
 
     def _prompt_session(self) -> Any:
         from prompt_toolkit import PromptSession
@@ -264,6 +276,10 @@ class InteractiveShell:
     def run(self) -> int:
         prompt = self._prompt_session()
         self.console.print(self.session.welcome())
+        if self.first_input is not None:
+            reply = execute_safely(self.session, self.console, self.first_input)
+            if reply.exit_code is not None:
+                return reply.exit_code
         while True:
             try:
                 text = prompt.prompt(self.session.prompt)

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import builtins
 import codeop
+import contextlib
+import io
 import threading
 import traceback
 from dataclasses import dataclass, field
@@ -23,6 +25,9 @@ from rich.text import Text
 
 from gradtutor import __version__
 from gradtutor.errors import GradtutorError
+from gradtutor.lesson_catalog import Catalog
+from gradtutor.lesson_runner import LessonRun
+from gradtutor.progress import ProgressStore
 from gradtutor.explanations import book_for, line_locator
 from gradtutor.messages import message
 from gradtutor.model import LEVEL_OPS, LEVEL_STATEMENTS, Event, Step, is_routine
@@ -80,6 +85,8 @@ class ShellSettings:
     show_graph: bool = True
     width: int = 80
     ascii: bool = False
+    data_dir: str = ""  # where lesson progress is kept ("" keeps none)
+    lessons_dirs: tuple[str, ...] = ()  # teachers' lesson folders, besides the course
 
 
 @dataclass
@@ -141,7 +148,8 @@ class ShellSession:
         self.last_events: list[tuple[str, Event]] = []
         self._engine: Any = None
         self._narrator: Narrator | None = None
-        self.lesson_hook: Callable[[str], Reply | None] | None = None
+        self.lesson: LessonRun | None = None
+        self._store: ProgressStore | None = None
         self._cell_lines: dict[str, int] = {}
         self._fresh_namespace()
 
@@ -199,16 +207,55 @@ class ShellSession:
 
     # ---- inputs ---------------------------------------------------------------
     def execute(self, text: str) -> Reply:
-        """Run one input: a ``:command`` or Python source."""
-        if not text.strip():
-            return Reply()
-        self.history.append(text)
+        """Run one input: a lesson's answer or command, a ``:command``, or Python source."""
+        if text.strip():
+            self.history.append(text)
+        if self.lesson is not None:
+            answer = self.lesson.intercept(text)
+            if answer is not None:
+                return answer
         stripped = text.strip()
+        if not stripped:
+            return Reply()
         if stripped.startswith(":"):
             return self.command(stripped)
-        return self.run_python(text)
+        reply = self.run_python(text)
+        if self.lesson is not None and reply.exit_code is None:
+            reply.renderables.extend(self.lesson.after_input(reply.steps))
+        return reply
 
-    def run_python(self, source: str) -> Reply:
+    def replay(self, source: str) -> None:
+        """Run code without showing anything (rebuilding a resumed lesson's names)."""
+        engine = self.engine
+        with contextlib.redirect_stdout(io.StringIO()):
+            try:
+                engine.run_cell(source, "<lesson replay>")
+            except SyntaxError:
+                pass
+
+    def run_python(self, source: str, echo: bool = False) -> Reply:
+        """Run Python source as one numbered input. ``echo`` shows it after its prompt
+        first, as if typed (a lesson's code), and keeps what it prints in the reply,
+        in order, instead of printing it as it runs."""
+        echoed: list[RenderableType] = []
+        if echo:
+            lines = source.rstrip("\n").split("\n")
+            text = Text(self.prompt, "green")
+            text.append(lines[0])
+            for more in lines[1:]:
+                text.append("\n" + self.continuation, "green")
+                text.append(more)
+            echoed.append(text)
+        engine = self.engine
+        engine.capture_output = echo
+        try:
+            reply = self._run_python(source)
+        finally:
+            engine.capture_output = False
+        reply.renderables[:0] = echoed
+        return reply
+
+    def _run_python(self, source: str) -> Reply:
         self.counter += 1
         filename = f"{CELL_PREFIX}{self.counter}]>"
         self._cell_lines[filename] = len(source.strip("\n").split("\n"))
@@ -238,7 +285,11 @@ class ShellSession:
         out: list[RenderableType] = []
         with_events = [s for s in steps if s.events]
         many = len(with_events) > 1 and len({(s.line, s.function) for s in with_events}) > 1
-        for step in with_events:
+        for step in steps:
+            if step.output:  # captured (lesson code): shown where it was printed
+                out.append(_verbatim(step.output.rstrip("\n")))
+            if not step.events:
+                continue
             if many:
                 out.append(indented(step_header(step, ascii=self.settings.ascii), 0))
             out.extend(narrator.events(step))
@@ -260,19 +311,19 @@ class ShellSession:
             ":reset": self._cmd_reset,
             ":history": self._cmd_history,
             ":lang": self._cmd_lang,
+            ":lesson": self._cmd_lesson,
             ":quit": lambda a: Reply(exit_code=0),
             ":exit": lambda a: Reply(exit_code=0),
         }
-        if self.lesson_hook is not None:
-            answer = self.lesson_hook(text)
-            if answer is not None:
-                return answer
         handler = handlers.get(name)
         if handler is None:
             return Reply([Text(self.msg("unknown_command", command=name), "red")])
-        if arg and name not in (":lang",):
+        if arg and name not in (":lang", ":lesson"):
             return Reply([Text(self.msg("command_args", command=name), "red")])
-        return handler(arg)
+        try:
+            return handler(arg)
+        except GradtutorError as exc:  # a missing lesson, a broken lesson file...
+            return Reply([Text(str(exc), "red")])
 
     def _cmd_help(self, arg: str) -> Reply:
         table = Table.grid(padding=(0, 2))
@@ -319,13 +370,36 @@ class ShellSession:
             out.append(indented(Group(Wrapped(explanation.text), Text(""), Wrapped(explanation.more, "italic")), 2))
         return Reply(out)
 
-    def _cmd_reset(self, arg: str) -> Reply:
+    def reset_namespace(self) -> None:
         self._fresh_namespace()
         self._engine = None
         self._narrator = None
         self.last_events = []
         _ = self.engine  # re-imports torch and F into the new namespace
+
+    def _cmd_reset(self, arg: str) -> Reply:
+        self.reset_namespace()
         return Reply([Text(self.msg("reset_done"))])
+
+    @property
+    def store(self) -> ProgressStore | None:
+        if self._store is None and self.settings.data_dir:
+            self._store = ProgressStore(self.settings.data_dir)
+        return self._store
+
+    def _cmd_lesson(self, arg: str) -> Reply:
+        catalog = Catalog(self.settings.lessons_dirs)
+        if not arg:
+            return Reply(lesson_listing(catalog, self.store, self.settings.language))
+        entry = catalog.find(arg)
+        out: list[RenderableType] = []
+        store = self.store
+        if store is not None and store.notice:
+            out.append(Text(store.notice, "yellow"))
+            store.notice = None
+        self.lesson = LessonRun(entry, self, store)
+        out += self.lesson.start()
+        return Reply(out)
 
     def _cmd_history(self, arg: str) -> Reply:
         inputs = [h for h in self.history[:-1]]
@@ -340,6 +414,26 @@ class ShellSession:
             self.settings.language = arg
             self._narrator = None
         return Reply([Text(self.msg("lang_now", language=self.settings.language))])
+
+
+def lesson_listing(catalog: Catalog, store: ProgressStore | None, language: str) -> list[RenderableType]:
+    """The course in order, each lesson with the learner's progress."""
+    table = Table(box=None, show_header=False, padding=(0, 1))
+    for entry in catalog.entries:
+        lesson = entry.lesson
+        total = len(lesson.steps)
+        state = message(language, "lesson_state_new")
+        if store is not None:
+            saved = store.lesson(lesson.id)
+            if saved.completed:
+                state = message(language, "lesson_state_done")
+            elif saved.step > 0:
+                state = message(language, "lesson_state_at", n=saved.step + 1, total=total)
+        table.add_row(f"{entry.number:>2}", Text(lesson.id, "bold"), lesson.text(lesson.title, language), Text(state, "dim"))
+    out: list[RenderableType] = [Text(message(language, "lessons_title"), "bold"), indented(table, 0)]
+    for problem in catalog.problems:
+        out.append(Text(message(language, "lesson_broken", error=str(problem)), "yellow"))
+    return out
 
 
 def engine_traceback(exc: BaseException) -> str:

@@ -1,0 +1,291 @@
+"""The lesson file format: a typed model and the validator that builds it.
+
+A lesson is one YAML file (read with a safe loader). ``load_lesson`` returns
+a frozen :class:`Lesson` or raises :class:`LessonError` naming the file, the
+line and the field of the first mistake. The format, field by field:
+
+    id: kebab-case                 title/summary: {en: ..., zh: ...}
+    level: beginner | intermediate | advanced
+    concepts: [kebab-case, ...]
+    steps: a list, each one mapping with exactly one of
+      text:    {en, zh}
+      run:     {code, expect_events?: [event matcher], note?: {en, zh}}
+      predict: {question, code, choices, expect_events?}
+      quiz:    {question, choices}        choices: 2-4 of {text, correct?, explain}
+      task:    {prompt, hints: 1-3 x {en, zh}, solution: code, check: [check]}
+    check: exactly one of
+      event:    an event matcher: {kind: ..., field: value, ...}
+      expect:   a Python expression, true in the learner's namespace
+      tensor:   {name, leaf?, requires_grad?, grad?, retains_grad?, grad_fn?}
+      no_error: true
+
+Every text is given in every language of ``LANGUAGES``. Checks are data:
+an ``expect`` expression is parsed here and evaluated only when the lesson
+runs, in the learner's own namespace.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from gradtutor.errors import LessonError
+from gradtutor.explanations import LANGUAGES
+from gradtutor.model import ERROR_CAUSES, EVENT_KINDS, WARNING_CAUSES
+from gradtutor.yamlfile import Path, line_of, load_yaml
+
+LEVELS = ("beginner", "intermediate", "advanced")
+STEP_KINDS = ("text", "run", "predict", "quiz", "task")
+CHECK_KINDS = ("event", "expect", "tensor", "no_error")
+TENSOR_PROPERTIES = ("leaf", "requires_grad", "grad", "retains_grad", "grad_fn")
+_KEBAB = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+
+# The fields an event matcher may name, per event kind (see gradtutor.events).
+EVENT_FIELDS: Mapping[str, tuple[str, ...]] = {
+    "name-bound": ("name",),
+    "name-rebound": ("name", "old_in_graph"),
+    "backward": ("root", "retain_graph", "create_graph", "freed", "api"),
+    "grad-accumulated": ("name", "parameters"),
+    "detached": ("name", "how", "source"),
+    "retain-grad": ("name",),
+    "inplace": ("name", "op", "version"),
+    "graph-growth": ("name", "nodes"),
+    "warning": ("cause", "name"),
+    "error": ("cause", "exception", "name", "node_op", "node_line", "freed_by_line", "modified_at_line", "modified_op"),
+}
+_CAUSES = {"error": ERROR_CAUSES, "warning": WARNING_CAUSES}
+
+Text = Mapping[str, str]  # language -> text
+
+
+@dataclass(frozen=True)
+class Choice:
+    text: Text
+    explain: Text
+    correct: bool
+
+
+@dataclass(frozen=True)
+class Check:
+    kind: str  # one of CHECK_KINDS
+    value: Any  # the matcher mapping, the expression, the tensor properties, or True
+    line: int | None = None
+
+
+@dataclass(frozen=True)
+class Step:
+    kind: str  # one of STEP_KINDS
+    line: int | None
+    text: Text | None = None  # text steps; a task's prompt; a quiz's or predict's question
+    code: str | None = None  # run and predict code; a task's solution
+    code_line: int | None = None  # the file line the code starts on
+    note: Text | None = None
+    choices: tuple[Choice, ...] = ()
+    hints: tuple[Text, ...] = ()
+    checks: tuple[Check, ...] = ()
+    expect_events: tuple[Mapping[str, Any], ...] = ()
+
+
+@dataclass(frozen=True)
+class Lesson:
+    id: str
+    title: Text
+    summary: Text
+    level: str
+    concepts: tuple[str, ...]
+    steps: tuple[Step, ...]
+    path: str
+
+    def text(self, field: Text | None, language: str) -> str:
+        if not field:
+            return ""
+        return field.get(language) or field.get("en") or ""
+
+
+class _Reader:
+    """Validates one parsed file; every error names the line of the field."""
+
+    def __init__(self, path: str, lines: dict[Path, int]) -> None:
+        self.path = path
+        self.lines = lines
+
+    def fail(self, where: Path, message: str) -> LessonError:
+        return LessonError(self.path, line_of(self.lines, where), message)
+
+    def mapping(self, value: Any, where: Path, what: str, allowed: tuple[str, ...], required: tuple[str, ...]) -> dict[str, Any]:
+        if not isinstance(value, dict):
+            raise self.fail(where, f"{what}: expected a mapping")
+        for key in value:
+            if key not in allowed:
+                raise self.fail(where + (key,), f"{what}: unknown field '{key}' (allowed: {', '.join(allowed)})")
+        for key in required:
+            if key not in value:
+                raise self.fail(where, f"{what}: missing field '{key}'")
+        return value
+
+    def text(self, value: Any, where: Path, what: str) -> Text:
+        if isinstance(value, str):
+            raise self.fail(where, f"field '{what}': give the text per language ({', '.join(LANGUAGES)})")
+        if not isinstance(value, dict):
+            raise self.fail(where, f"field '{what}': expected a mapping of language to text")
+        for lang in value:
+            if lang not in LANGUAGES:
+                raise self.fail(where + (lang,), f"field '{what}': unknown language '{lang}'")
+        for lang in LANGUAGES:
+            text = value.get(lang)
+            if not isinstance(text, str) or not text.strip():
+                raise self.fail(where, f"field '{what}': missing '{lang}' text")
+        return {lang: value[lang].strip() for lang in LANGUAGES}
+
+    def code(self, value: Any, where: Path, what: str, mode: str = "exec") -> str:
+        if not isinstance(value, str) or not value.strip():
+            raise self.fail(where, f"field '{what}': expected Python code as text")
+        try:
+            ast.parse(value, mode=mode)
+        except SyntaxError as exc:
+            base = line_of(self.lines, where) or 0
+            # A block scalar starts on the line after its key.
+            offset = (exc.lineno or 1) if isinstance(value, str) and "\n" in value else 0
+            raise LessonError(self.path, base + offset, f"field '{what}': code does not parse: {exc.msg}") from None
+        return value
+
+    def boolean(self, value: Any, where: Path, what: str) -> bool:
+        if not isinstance(value, bool):
+            raise self.fail(where, f"field '{what}': expected true or false")
+        return value
+
+    def matcher(self, value: Any, where: Path) -> dict[str, Any]:
+        if not isinstance(value, dict) or "kind" not in value:
+            raise self.fail(where, "event matcher: expected a mapping with a 'kind'")
+        kind = value["kind"]
+        if kind not in EVENT_KINDS:
+            raise self.fail(where + ("kind",), f"event matcher: unknown event kind '{kind}' (known: {', '.join(EVENT_KINDS)})")
+        for key in value:
+            if key != "kind" and key not in EVENT_FIELDS[kind]:
+                raise self.fail(where + (key,), f"event matcher: '{kind}' events have no field '{key}'")
+        cause = value.get("cause")
+        if cause is not None and kind in _CAUSES and cause not in _CAUSES[kind]:
+            raise self.fail(where + ("cause",), f"event matcher: unknown {kind} cause '{cause}'")
+        return dict(value)
+
+    def matchers(self, value: Any, where: Path) -> tuple[dict[str, Any], ...]:
+        if value is None:
+            return ()
+        if not isinstance(value, list):
+            raise self.fail(where, "field 'expect_events': expected a list of event matchers")
+        return tuple(self.matcher(item, where + (i,)) for i, item in enumerate(value))
+
+    def choices(self, value: Any, where: Path) -> tuple[Choice, ...]:
+        if not isinstance(value, list) or not 2 <= len(value) <= 4:
+            raise self.fail(where, "field 'choices': expected a list of 2 to 4 choices")
+        out = []
+        for i, item in enumerate(value):
+            at = where + (i,)
+            item = self.mapping(item, at, "choice", ("text", "explain", "correct"), ("text", "explain"))
+            correct = self.boolean(item.get("correct", False), at + ("correct",), "correct")
+            out.append(Choice(self.text(item["text"], at + ("text",), "text"), self.text(item["explain"], at + ("explain",), "explain"), correct))
+        if sum(c.correct for c in out) != 1:
+            raise self.fail(where, "field 'choices': exactly one choice must have 'correct: true'")
+        return tuple(out)
+
+    def check(self, value: Any, where: Path) -> Check:
+        if not isinstance(value, dict) or len(value) != 1:
+            raise self.fail(where, f"check: expected a mapping with exactly one of {', '.join(CHECK_KINDS)}")
+        (kind, body), = value.items()
+        line = line_of(self.lines, where + (kind,))
+        if kind == "event":
+            return Check(kind, self.matcher(body, where + (kind,)), line)
+        if kind == "expect":
+            return Check(kind, self.code(body, where + (kind,), "expect", mode="eval").strip(), line)
+        if kind == "tensor":
+            props = self.mapping(body, where + (kind,), "tensor check", ("name",) + TENSOR_PROPERTIES, ("name",))
+            if not isinstance(props["name"], str) or not props["name"].isidentifier():
+                raise self.fail(where + (kind, "name"), "tensor check: 'name' must be a Python name")
+            for prop in ("leaf", "requires_grad", "retains_grad", "grad_fn"):
+                if prop in props:
+                    self.boolean(props[prop], where + (kind, prop), prop)
+            return Check(kind, dict(props), line)
+        if kind == "no_error":
+            if body is not True:
+                raise self.fail(where + (kind,), "check 'no_error': the only value is true")
+            return Check(kind, True, line)
+        raise self.fail(where + (kind,), f"unknown check '{kind}' (known: {', '.join(CHECK_KINDS)})")
+
+    def step(self, value: Any, where: Path) -> Step:
+        if not isinstance(value, dict) or len(value) != 1:
+            raise self.fail(where, f"step: expected a mapping with exactly one step kind ({', '.join(STEP_KINDS)})")
+        (kind, body), = value.items()
+        at = where + (kind,)
+        line = line_of(self.lines, at)
+        if kind == "text":
+            return Step(kind, line, text=self.text(body, at, "text"))
+        if kind == "run":
+            body = self.mapping(body, at, "run step", ("code", "expect_events", "note"), ("code",))
+            note = self.text(body["note"], at + ("note",), "note") if "note" in body else None
+            return Step(kind, line, code=self.code(body["code"], at + ("code",), "code"),
+                        code_line=line_of(self.lines, at + ("code",)), note=note,
+                        expect_events=self.matchers(body.get("expect_events"), at + ("expect_events",)))
+        if kind == "predict":
+            body = self.mapping(body, at, "predict step", ("question", "code", "choices", "expect_events"), ("question", "code", "choices"))
+            return Step(kind, line, text=self.text(body["question"], at + ("question",), "question"),
+                        code=self.code(body["code"], at + ("code",), "code"), code_line=line_of(self.lines, at + ("code",)),
+                        choices=self.choices(body["choices"], at + ("choices",)),
+                        expect_events=self.matchers(body.get("expect_events"), at + ("expect_events",)))
+        if kind == "quiz":
+            body = self.mapping(body, at, "quiz step", ("question", "choices"), ("question", "choices"))
+            return Step(kind, line, text=self.text(body["question"], at + ("question",), "question"),
+                        choices=self.choices(body["choices"], at + ("choices",)))
+        if kind == "task":
+            body = self.mapping(body, at, "task step", ("prompt", "hints", "solution", "check"), ("prompt", "solution", "check"))
+            hints = body.get("hints", [])
+            if not isinstance(hints, list) or len(hints) > 3:
+                raise self.fail(at + ("hints",), "field 'hints': expected a list of at most 3 hints")
+            checks = body["check"]
+            if not isinstance(checks, list) or not checks:
+                raise self.fail(at + ("check",), "field 'check': expected a non-empty list of checks")
+            return Step(kind, line, text=self.text(body["prompt"], at + ("prompt",), "prompt"),
+                        code=self.code(body["solution"], at + ("solution",), "solution"),
+                        code_line=line_of(self.lines, at + ("solution",)),
+                        hints=tuple(self.text(h, at + ("hints", i), "hint") for i, h in enumerate(hints)),
+                        checks=tuple(self.check(c, at + ("check", i)) for i, c in enumerate(checks)))
+        raise self.fail(at, f"unknown step kind '{kind}' (known: {', '.join(STEP_KINDS)})")
+
+    def lesson(self, data: Any) -> Lesson:
+        top = self.mapping(data, (), "lesson", ("id", "title", "summary", "level", "concepts", "steps"),
+                           ("id", "title", "summary", "level", "steps"))
+        lesson_id = top["id"]
+        if not isinstance(lesson_id, str) or not _KEBAB.match(lesson_id):
+            raise self.fail(("id",), "field 'id': expected kebab-case, like backward-frees")
+        if top["level"] not in LEVELS:
+            raise self.fail(("level",), f"field 'level': expected one of {', '.join(LEVELS)}")
+        concepts = top.get("concepts", [])
+        if not isinstance(concepts, list) or not all(isinstance(c, str) and _KEBAB.match(c) for c in concepts):
+            raise self.fail(("concepts",), "field 'concepts': expected a list of kebab-case tags")
+        steps = top["steps"]
+        if not isinstance(steps, list) or not steps:
+            raise self.fail(("steps",), "field 'steps': expected a non-empty list of steps")
+        return Lesson(
+            id=lesson_id,
+            title=self.text(top["title"], ("title",), "title"),
+            summary=self.text(top["summary"], ("summary",), "summary"),
+            level=top["level"],
+            concepts=tuple(concepts),
+            steps=tuple(self.step(s, ("steps", i)) for i, s in enumerate(steps)),
+            path=self.path,
+        )
+
+
+def load_lesson(path: str, text: str | None = None) -> Lesson:
+    """Read and validate one lesson file. Raises LessonError (file, line, field)."""
+    try:
+        data, lines = load_yaml(path, text)
+    except LessonError:
+        raise
+    except Exception as exc:  # DataFileError from the YAML reader
+        line = getattr(exc, "line", None)
+        raise LessonError(path, line, getattr(exc, "message", str(exc))) from None
+    if data is None:
+        raise LessonError(path, 1, "the file is empty")
+    return _Reader(path, lines).lesson(data)
