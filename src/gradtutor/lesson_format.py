@@ -34,7 +34,7 @@ from typing import Any, Mapping
 from gradtutor.errors import LessonError
 from gradtutor.explanations import LANGUAGES
 from gradtutor.model import ERROR_CAUSES, EVENT_KINDS, WARNING_CAUSES
-from gradtutor.yamlfile import Path, line_of, load_yaml
+from gradtutor.yamlfile import Lines, Path, line_of, load_yaml
 
 LEVELS = ("beginner", "intermediate", "advanced")
 STEP_KINDS = ("text", "run", "predict", "quiz", "task")
@@ -56,6 +56,8 @@ EVENT_FIELDS: Mapping[str, tuple[str, ...]] = {
     "error": ("cause", "exception", "name", "node_op", "node_line", "freed_by_line", "modified_at_line", "modified_op"),
 }
 _CAUSES = {"error": ERROR_CAUSES, "warning": WARNING_CAUSES}
+_BOOL_FIELDS = {"old_in_graph", "retain_graph", "create_graph"}
+_INT_FIELDS = {"freed", "nodes", "version", "parameters", "node_line", "freed_by_line", "modified_at_line"}
 
 Text = Mapping[str, str]  # language -> text
 
@@ -107,7 +109,7 @@ class Lesson:
 class _Reader:
     """Validates one parsed file; every error names the line of the field."""
 
-    def __init__(self, path: str, lines: dict[Path, int]) -> None:
+    def __init__(self, path: str, lines: Lines) -> None:
         self.path = path
         self.lines = lines
 
@@ -135,6 +137,12 @@ class _Reader:
                 raise self.fail(where + (lang,), f"field '{what}': unknown language '{lang}'")
         for lang in LANGUAGES:
             text = value.get(lang)
+            if lang in value and text is not None and not isinstance(text, str):
+                raise self.fail(
+                    where + (lang,),
+                    f"field '{what}': the '{lang}' text is not text (YAML reads an unquoted "
+                    f"{text!r} as {type(text).__name__}: put it in quotes)",
+                )
             if not isinstance(text, str) or not text.strip():
                 raise self.fail(where, f"field '{what}': missing '{lang}' text")
         return {lang: value[lang].strip() for lang in LANGUAGES}
@@ -145,11 +153,20 @@ class _Reader:
         try:
             ast.parse(value, mode=mode)
         except SyntaxError as exc:
-            base = line_of(self.lines, where) or 0
-            # A block scalar starts on the line after its key.
-            offset = (exc.lineno or 1) if isinstance(value, str) and "\n" in value else 0
-            raise LessonError(self.path, base + offset, f"field '{what}': code does not parse: {exc.msg}") from None
+            raise LessonError(self.path, self._code_line(where, exc.lineno), f"field '{what}': code does not parse: {exc.msg}") from None
+        except (ValueError, UnicodeError, RecursionError, MemoryError) as exc:
+            reason = "nested too deeply" if isinstance(exc, (RecursionError, MemoryError)) else str(exc)
+            raise LessonError(self.path, self._code_line(where, None), f"field '{what}': code does not parse: {reason}") from None
         return value
+
+    def _code_line(self, where: Path, lineno: int | None) -> int | None:
+        """The file line of line ``lineno`` of the code at ``where``: exact inside a
+        ``|`` block; the start of the value for a quoted or plain one."""
+        start = self.lines.value_start(where)
+        if start is None:
+            return line_of(self.lines, where)
+        first, block = start
+        return first + (lineno or 1) - 1 if block else first
 
     def boolean(self, value: Any, where: Path, what: str) -> bool:
         if not isinstance(value, bool):
@@ -167,7 +184,16 @@ class _Reader:
                 raise self.fail(where + (key,), f"event matcher: '{kind}' events have no field '{key}'")
         cause = value.get("cause")
         if cause is not None and kind in _CAUSES and cause not in _CAUSES[kind]:
-            raise self.fail(where + ("cause",), f"event matcher: unknown {kind} cause '{cause}'")
+            raise self.fail(
+                where + ("cause",), f"event matcher: unknown {kind} cause '{cause}' (known: {', '.join(_CAUSES[kind])})"
+            )
+        for key, field_value in value.items():
+            if key in _BOOL_FIELDS and not isinstance(field_value, bool):
+                raise self.fail(where + (key,), f"event matcher: field '{key}': expected true or false")
+            if key in _INT_FIELDS and (isinstance(field_value, bool) or not isinstance(field_value, int)):
+                raise self.fail(where + (key,), f"event matcher: field '{key}': expected a whole number")
+            if key not in _BOOL_FIELDS | _INT_FIELDS | {"kind"} and not isinstance(field_value, str):
+                raise self.fail(where + (key,), f"event matcher: field '{key}': expected text")
         return dict(value)
 
     def matchers(self, value: Any, where: Path) -> tuple[dict[str, Any], ...]:
@@ -206,6 +232,8 @@ class _Reader:
             for prop in ("leaf", "requires_grad", "retains_grad", "grad_fn"):
                 if prop in props:
                     self.boolean(props[prop], where + (kind, prop), prop)
+            if "grad" in props and not _is_values(props["grad"], allow_none=True):
+                raise self.fail(where + (kind, "grad"), "tensor check: 'grad' must be null, a number or a list of numbers")
             return Check(kind, dict(props), line)
         if kind == "no_error":
             if body is not True:
@@ -275,6 +303,14 @@ class _Reader:
             steps=tuple(self.step(s, ("steps", i)) for i, s in enumerate(steps)),
             path=self.path,
         )
+
+
+def _is_values(value: Any, allow_none: bool = False) -> bool:
+    if value is None:
+        return allow_none
+    if isinstance(value, list):
+        return bool(value) and all(_is_values(v) for v in value)
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def load_lesson(path: str, text: str | None = None) -> Lesson:

@@ -81,7 +81,7 @@ class LessonRun:
             Wrapped(self.t(self.lesson.summary), "italic"),
         ]
         if not self.entry.bundled:
-            out.append(Text(self.msg("lesson_outside", path=os.path.abspath(self.lesson.path)), "yellow"))
+            out.append(Wrapped(self.msg("lesson_outside", path=os.path.abspath(self.lesson.path)), "yellow"))
         out.append(Text(self.msg("lesson_keys"), "dim"))
         saved = self.store.lesson(self.lesson.id) if self.store is not None else None
         if saved is not None and 0 < saved.step < len(self.lesson.steps) and not saved.completed:
@@ -273,7 +273,7 @@ def run_script(entry: Entry, session: ShellSession, console: Console | None) -> 
     def show(items: list[RenderableType]) -> None:
         if console is not None:
             for item in items:
-                console.print(item)
+                console.print(item, crop=False)
 
     run = LessonRun(entry, session, store=None)
     session.lesson = run

@@ -61,7 +61,9 @@ def run_shell(args: argparse.Namespace, env: Environment | None = None, first_in
 
 def print_reply(console: Console, reply: Reply) -> None:
     for renderable in reply.renderables:
-        console.print(renderable)
+        # Not cropped: a long path or traceback line wraps in the terminal
+        # instead of losing its end.
+        console.print(renderable, crop=False)
 
 
 def execute_safely(session: ShellSession, console: Console, text: str) -> Reply:
