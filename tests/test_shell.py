@@ -164,7 +164,7 @@ def test_is_complete_and_indent_rules():
 
 def test_piped_inputs_group_lines_as_a_person_types_them():
     text = "import torch\nfor i in range(2):\n    y = i\nz = 3\n:names\nif z:\n    a = 1\nelse:\n    a = 2\n\nprint(a)\n"
-    assert list(piped_inputs(io.StringIO(text))) == [
+    assert [i for i in piped_inputs(io.StringIO(text)) if i] == [
         "import torch", "for i in range(2):\n    y = i", "z = 3", ":names",
         "if z:\n    a = 1\nelse:\n    a = 2", "print(a)",
     ]
