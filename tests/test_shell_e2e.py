@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import subprocess
 import sys
 import termios
 import time
@@ -130,3 +131,86 @@ def test_ctrl_c_interrupts_an_infinite_loop_and_the_prompt_works(terminal):
     assert "KeyboardInterrupt" in strip_ansi(terminal.child.before)
     assert "Out[3]: 42" in terminal.run("kept + 1")
     assert terminal.close() == 0
+
+
+def _explanations(text: str) -> list[str]:
+    """The event titles and explanation paragraphs, whitespace folded, in order."""
+    found, current = [], None
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("• "):
+            current = [stripped]
+            found.append(current)
+        elif current is not None and line.startswith("     ") and stripped and not stripped.startswith("["):
+            current.append(stripped)
+        else:
+            current = None
+    return [" ".join(" ".join(parts).split()) for parts in found]
+
+
+def test_a_piped_session_gives_the_same_explanations_as_the_interactive_one(terminal, tmp_path):
+    lines = SO_SETUP + ["loss = torch.nn.functional.binary_cross_entropy_with_logits(z, y)", "loss.backward()"]
+    interactive = "".join(terminal.run(line) for line in lines)
+    terminal.close()
+    env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR", "COLUMNS")}
+    env.update(XDG_DATA_HOME=str(tmp_path), COLUMNS="110")
+    piped = subprocess.run(
+        [sys.executable, "-m", "gradtutor"], input="\n".join(lines) + "\n", capture_output=True, text=True, env=env,
+        timeout=TIMEOUT,
+    )
+    assert piped.returncode == 0
+    assert "\x1b[" not in piped.stdout  # not a terminal: plain text
+    want = _explanations(interactive)
+    assert len(want) == 9 and want[-1].startswith("• Backward through a graph whose saved tensors were freed")
+    assert _explanations(piped.stdout) == want
+
+
+def test_no_graph_option(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR", "COLUMNS")}
+    env.update(XDG_DATA_HOME=str(tmp_path))
+    source = "x = torch.ones(2, requires_grad=True)\ny = (x * 2).sum()\n"
+    with_graph = subprocess.run([sys.executable, "-m", "gradtutor"], input=source, capture_output=True, text=True, env=env, timeout=TIMEOUT)
+    without = subprocess.run([sys.executable, "-m", "gradtutor", "--no-graph"], input=source, capture_output=True, text=True, env=env, timeout=TIMEOUT)
+    assert "x [leaf] ──▶" in with_graph.stdout
+    assert "──▶" not in without.stdout and "• y names a tensor" in without.stdout
+
+
+def test_a_lesson_in_the_terminal_wrong_hint_right_quit_resume(tmp_path):
+    teacher = tmp_path / "teacher"
+    teacher.mkdir()
+    from test_lessons import TEACHER_LESSON
+
+    (teacher / "01-teacher-retain.yaml").write_text(TEACHER_LESSON, encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR", "COLUMNS", "LINES")}
+    env.update(PROMPT_TOOLKIT_NO_CPR="1", TERM="xterm-256color", XDG_DATA_HOME=str(tmp_path / "xdg"),
+               GRADTUTOR_LESSONS=str(teacher))
+
+    def start() -> pexpect.spawn:
+        child = pexpect.spawn(sys.executable, ["-m", "gradtutor", "lesson", "teacher-retain"], env=env,
+                              encoding="utf-8", dimensions=(50, 110), timeout=TIMEOUT)
+        return child
+
+    child = start()
+    child.expect_exact("Welcome.")
+    child.expect(r"In \[1\]:")
+    for keys, wait in [("", "Step 2/5"), ("", "Does backward keep the graph"), ("1", "Not quite."),
+                       ("2", "Right: saved tensors are freed."), ("", "Run backward twice so that x.grad is 8."),
+                       ("y.backward()", "Not yet"), (":hint", "Hint 1/1"), (":quit", "You left the lesson at step 4")]:
+        child.sendline(keys)
+        child.expect_exact(wait)
+    child.expect(r"In \[\d+\]:")  # the prompt is up (raw mode): Ctrl-D is a key, not the tty's EOF
+    child.sendcontrol("d")
+    child.expect(pexpect.EOF)
+
+    child = start()
+    child.expect_exact("Resuming at step 4")
+    child.expect(r"In \[\d+\]:")
+    for keys, wait in [("x.grad = None", "Not yet"), ("y = x ** 2", "Not yet"),
+                       ("y.backward(retain_graph=True)", "Not yet"), ("y.backward()", "✓ Task complete.")]:
+        child.sendline(keys)
+        child.expect_exact(wait)
+    child.sendline("")
+    child.expect_exact("Lesson complete: Keep the graph.")
+    child.expect(r"In \[\d+\]:")
+    child.sendcontrol("d")
+    child.expect(pexpect.EOF)

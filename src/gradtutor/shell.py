@@ -50,12 +50,12 @@ def run_shell(args: argparse.Namespace, env: Environment | None = None, first_in
     """The shell; ``first_input`` runs before the first prompt (``:lesson NAME``)."""
     env = env or Environment.from_process()
     loader = TorchLoader()
-    loader.start()
     settings = settings_from(args, env)
     session = ShellSession(settings, loader)
     console = make_console(env, width=settings.width, plain=getattr(args, "plain", False))
     if env.stdin_isatty and env.stdout_isatty:
         return InteractiveShell(session, console, env, first_input).run()
+    loader.start()
     return run_piped(session, console, env.stdin, first_input)
 
 
@@ -262,6 +262,11 @@ class InteractiveShell:
         history: Any
         path = history_path(self.env.data_dir)
         history = FileHistory(path) if path else InMemoryHistory()
+        def start_torch_import(app: Any) -> None:
+            # Once the first prompt is on the screen: importing torch in the
+            # background before then would compete with drawing it.
+            session.loader.start()
+
         return PromptSession(
             lexer=PygmentsLexer(PythonLexer),
             completer=_Completer(),
@@ -273,10 +278,11 @@ class InteractiveShell:
             multiline=True,
             prompt_continuation=lambda width, line_number, wrap_count: session.continuation,
             include_default_pygments_style=True,
-        )
+        ), start_torch_import
 
     def run(self) -> int:
-        prompt = self._prompt_session()
+        prompt, on_first_render = self._prompt_session()
+        prompt.app.after_render += on_first_render
         self.console.print(self.session.welcome())
         if self.first_input is not None:
             reply = execute_safely(self.session, self.console, self.first_input)

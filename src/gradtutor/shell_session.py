@@ -139,9 +139,11 @@ class ShellSession:
     """Runs inputs in one persistent namespace. See the module docstring."""
 
     def __init__(self, settings: ShellSettings, loader: TorchLoader | None = None) -> None:
+        """``loader``: a TorchLoader the front end starts when it likes (the
+        interactive shell starts it once the first prompt is drawn); without
+        one, torch is imported when the first statement needs it."""
         self.settings = settings
         self.loader = loader or TorchLoader()
-        self.loader.start()
         self.namespace: dict[str, Any] = {}
         self.counter = 0
         self.history: list[str] = []
