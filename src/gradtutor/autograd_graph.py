@@ -227,7 +227,7 @@ class TagRegistry:
     # ---- autograd nodes -----------------------------------------------------
     def tag_of(self, grad_fn: Any) -> NodeTag | None:
         """The tag this registry gave ``grad_fn``, if any."""
-        return grad_fn.metadata.get(self.key)  # type: ignore[no-any-return]
+        return grad_fn.metadata.get(self.key)
 
     def tag_graph(self, grad_fn: Any, origin: Origin) -> NodeTag | None:
         """Tag ``grad_fn`` and every untagged node below it; return its tag.
@@ -243,7 +243,7 @@ class TagRegistry:
         meta = grad_fn.metadata
         tag = meta.get(key)
         if tag is not None:
-            return tag  # type: ignore[no-any-return]
+            return tag
         children: list[NodeTag | LeafTag] = []
         for child, _ in grad_fn.next_functions:
             if child is None:
@@ -256,7 +256,7 @@ class TagRegistry:
                     child_tag = self._tag_deep(child, origin)
             children.append(child_tag)
         tag = meta[key] = self._new_tag(grad_fn, origin, tuple(children))
-        return tag  # type: ignore[no-any-return]
+        return tag
 
     def _new_tag(self, node: Any, origin: Origin, children: tuple[NodeTag | LeafTag, ...]) -> NodeTag:
         shape, dtype = _output_meta(node)
@@ -300,7 +300,7 @@ class TagRegistry:
                     tag = self.leaf_tag(child.variable)
                 children.append(tag)
             meta[key] = self._new_tag(node, origin, tuple(children))
-        return grad_fn.metadata[key]  # type: ignore[no-any-return]
+        return grad_fn.metadata[key]
 
     def tag_tensor(self, tensor: torch.Tensor, origin: Origin) -> NodeTag | LeafTag:
         """The tag of a tensor's place in the graph: its grad_fn's, or its own as a leaf."""
@@ -355,7 +355,7 @@ class TagRegistry:
         return best
 
 
-_ACCUMULATE = torch._C._functions.AccumulateGrad
+_ACCUMULATE = getattr(torch._C._functions, "AccumulateGrad")
 
 
 def _is_accumulate(node: Any) -> bool:

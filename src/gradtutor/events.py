@@ -20,7 +20,7 @@ from typing import Any, Mapping
 
 import torch
 
-from gradtutor.model import OP, Event, Snapshot, is_routine  # noqa: F401  (re-exported)
+from gradtutor.model import OP, Event, Graph, Snapshot, is_routine  # noqa: F401  (re-exported)
 from gradtutor.snapshot import is_tracked_name
 from gradtutor.observer import (
     BackwardRecord,

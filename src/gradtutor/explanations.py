@@ -137,7 +137,7 @@ class ExplanationBook:
             return _fill(entry[part], fields)
         except (KeyError, IndexError, ValueError):
             pass
-        fallback = {"text": "fallback", "title": "title_fallback"}.get(part)
+        fallback = {"text": "fallback", "title": "title_fallback"}.get(part, part)
         if fallback in entry:
             try:
                 return _fill(entry[fallback], fields)
@@ -145,10 +145,10 @@ class ExplanationBook:
                 pass
         # Last resort: mark unknown fields rather than show braces.
         safe = {k: v for k, v in fields.items() if v is not None}
-        return _FORMATTER.vformat(entry.get(fallback or part, entry[part]), (), _Defaulting(safe)).strip()
+        return _FORMATTER.vformat(entry.get(fallback, entry[part]), (), _Defaulting(safe)).strip()
 
 
-class _Defaulting(dict):  # type: ignore[type-arg]
+class _Defaulting(dict):
     def __missing__(self, key: str) -> str:
         return "?"
 

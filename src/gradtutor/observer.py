@@ -84,8 +84,9 @@ class WarningRecord:
 
 Record = "BackwardRecord | DetachRecord | InplaceRecord | RetainGradRecord | WarningRecord"
 
-_GRAD_GET = torch.Tensor.grad.__get__
-_DATA_GET = torch.Tensor.data.__get__
+# The getters of the .grad and .data properties, as the mode receives them.
+_GRAD_GET = vars(torch._C.TensorBase)["grad"].__get__
+_DATA_GET = vars(torch._C.TensorBase)["data"].__get__
 # Methods named like in-place ops that do not change a tensor's values.
 _NOT_INPLACE = {"requires_grad_", "share_memory_", "retain_grad", "detach_", "record_stream"}
 _VERSION_RE = re.compile(r"is at version (\d+)")
@@ -232,10 +233,10 @@ class CallObserver(TorchFunctionMode):
         if not retain:
             record.freed = self.registry.mark_freed(grad_fns, self.context.origin)
         for ref, old, old_version in before:
-            leaf = ref()
-            if leaf is None:
+            reached = ref()
+            if reached is None:
                 continue
-            new = leaf.grad
+            new = reached.grad
             if old is None:
                 if new is not None:
                     record.first_grads.append(ref)

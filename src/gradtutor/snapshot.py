@@ -202,7 +202,7 @@ class Snapshotter:
                     has_grad=has_grad,
                 ),
             )
-        return tag.view[1]  # type: ignore[no-any-return]
+        return tag.view[1]
 
     def _leaf_view(
         self, tag: ag.LeafTag, names: tuple[str, ...], param_names: Mapping[int, tuple[str, str]]
@@ -229,7 +229,7 @@ class Snapshotter:
                     detail=module,
                 ),
             )
-        return tag.view[1]  # type: ignore[no-any-return]
+        return tag.view[1]
 
     def _group(
         self,

@@ -89,8 +89,8 @@ def _label(node: ast.stmt, source: str, text: str) -> str:
     if isinstance(node, ast.AugAssign):
         target = ast.unparse(node.target)
         op = _BINOPS.get(type(node.op), "?")
-        value = ast.get_source_segment(source, node.value) or ast.unparse(node.value)
-        return shorten_expression(f"{target} {op} ({value})" if " " in value.strip() else f"{target} {op} {value}")
+        operand = ast.get_source_segment(source, node.value) or ast.unparse(node.value)
+        return shorten_expression(f"{target} {op} ({operand})" if " " in operand.strip() else f"{target} {op} {operand}")
     value = _value_node(node)
     if value is not None:
         segment = ast.get_source_segment(source, value) or ast.unparse(value)
