@@ -192,13 +192,14 @@ def test_a_lesson_in_the_terminal_wrong_hint_right_quit_resume(tmp_path):
 
     child = start()
     child.expect_exact("Welcome.")
-    child.expect(r"In \[1\]:")
+    child.expect(r"In \[\d+\]:")
     for keys, wait in [("", "Step 2/5"), ("", "Does backward keep the graph"), ("1", "Not quite."),
                        ("2", "Right: saved tensors are freed."), ("", "Run backward twice so that x.grad is 8."),
                        ("y.backward()", "Not yet"), (":hint", "Hint 1/1"), (":quit", "You left the lesson at step 4")]:
         child.sendline(keys)
         child.expect_exact(wait)
-    child.expect(r"In \[\d+\]:")  # the prompt is up (raw mode): Ctrl-D is a key, not the tty's EOF
+        child.expect(r"In \[\d+\]:")  # the next prompt is up before the next keys
+    # (the prompt is up, so the terminal is in raw mode: Ctrl-D is a key, not the tty's EOF)
     child.sendcontrol("d")
     child.expect(pexpect.EOF)
 
@@ -209,6 +210,7 @@ def test_a_lesson_in_the_terminal_wrong_hint_right_quit_resume(tmp_path):
                        ("y.backward(retain_graph=True)", "Not yet"), ("y.backward()", "✓ Task complete.")]:
         child.sendline(keys)
         child.expect_exact(wait)
+        child.expect(r"In \[\d+\]:")
     child.sendline("")
     child.expect_exact("Lesson complete: Keep the graph.")
     child.expect(r"In \[\d+\]:")

@@ -225,7 +225,10 @@ class InteractiveShell:
 
         keys = KeyBindings()
 
+        # Ctrl-J too: an Enter typed ahead, while the terminal was not yet in
+        # raw mode, arrives as a newline character.
         @keys.add("enter")
+        @keys.add("c-j")
         def _enter(event: Any) -> None:
             buffer = event.current_buffer
             if buffer.complete_state is not None and buffer.complete_state.current_completion:

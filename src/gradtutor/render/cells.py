@@ -1,0 +1,51 @@
+"""Display width of text in terminal cells (a CJK character takes two).
+
+``rich.cells.cell_len`` answers this; plain ASCII, most of what is drawn,
+is answered by ``len`` without its per-string cache, which big graphs overflow.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from rich.cells import cell_len
+
+
+def text_width(text: str) -> int:
+    if text.isascii():
+        return len(text)
+    # Per character: lines of a big graph are mostly distinct strings.
+    return sum(_char_width(ch) for ch in text)
+
+
+@lru_cache(maxsize=4096)
+def _char_width(ch: str) -> int:
+    return int(cell_len(ch))
+
+
+def char_offset(line: str, col: int) -> int:
+    """The character index of display column ``col`` in ``line``."""
+    if line.isascii():
+        return min(col, len(line))
+    used = 0
+    for i, ch in enumerate(line):
+        if used >= col:
+            return i
+        used += cell_len(ch)
+    return len(line)
+
+
+def cut_cells(text: str, max_cells: int, ellipsis: str) -> str:
+    """``text`` cut to ``max_cells`` display cells, ending in ``ellipsis`` when cut."""
+    if text_width(text) <= max_cells:
+        return text
+    room = max(0, max_cells - text_width(ellipsis))
+    out: list[str] = []
+    used = 0
+    for ch in text:
+        w = cell_len(ch)
+        if used + w > room:
+            break
+        out.append(ch)
+        used += w
+    return ("".join(out) + ellipsis) if max_cells >= text_width(ellipsis) else "".join(out)[:max_cells]

@@ -1,0 +1,125 @@
+"""``render_graph``: pick the view that fits, then add the legend.
+
+Which view draws a graph:
+
+- ``level="statements"``: the statement picture (the Stack Overflow answer's
+  style); if even with its markers moved under the labels it is wider than
+  ``width``, or no stacking of its rows avoids an overlap, the vertical view,
+  with a note saying so.
+- ``level="ops"``: parameters folded into their ops, then up to
+  ``LAYERED_LIMIT`` nodes the layered picture (in bands if needed), else or if
+  even one band would not fit, the vertical view, with a note.
+- ``view="vertical"``: the vertical view at either level.
+- an empty graph: one line saying so.
+
+The legend follows the picture after a blank line: one line per marker
+drawn, then notes (what was folded, named instead of drawn, or why the list).
+"""
+
+from __future__ import annotations
+
+from gradtutor.model import LEVEL_OPS, LEVEL_STATEMENTS, SAVED_FREED, Graph, Snapshot
+from gradtutor.render.charset import get_charset
+from gradtutor.render.drawing import Drawing, Picture, fit_line
+from gradtutor.render.folding import fold_parameters
+from gradtutor.render.layered_view import layout_layered
+from gradtutor.render.legend import legend_lines, marker_keys
+from gradtutor.render.scene import Scene, make_scene
+from gradtutor.render.statement_view import layout_statements
+from gradtutor.render.vertical_view import VERTICAL, layout_vertical
+
+LAYERED_LIMIT = 100  # nodes, after folding
+EMPTY_TEXT = "(no autograd graph yet)"
+
+
+def render_graph(
+    graph: Graph,
+    *,
+    width: int = 80,
+    charset: str = "unicode",
+    current_step: int | None = None,
+    level: str = LEVEL_STATEMENTS,
+    view: str | None = None,
+) -> Drawing:
+    """Draw ``graph`` in at most ``width`` display cells per line. Pure: same
+    graph and options, same Drawing. ``current_step`` marks the nodes that
+    step created as new. ``charset`` is "unicode" or "ascii". ``view`` None
+    picks the view as the module docstring says; "vertical" asks for the list."""
+    cs = get_charset(charset)
+    if level not in (LEVEL_STATEMENTS, LEVEL_OPS):
+        raise ValueError(f"level must be {LEVEL_STATEMENTS!r} or {LEVEL_OPS!r}, not {level!r}")
+    if not graph.nodes:
+        return Drawing((EMPTY_TEXT,), ((),), view="empty", width=width)
+    if view not in (None, VERTICAL):
+        raise ValueError(f"view must be None or {VERTICAL!r}, not {view!r}")
+    scene = make_scene(graph, cs, width, current_step)
+    if view == VERTICAL:
+        if level == LEVEL_OPS:
+            fold_parameters(scene)
+        picture = layout_vertical(scene)
+    elif level == LEVEL_OPS:
+        picture = _ops_picture(scene)
+    else:
+        picture = _statements_picture(scene)
+    return _finish(picture, scene)
+
+
+def render_snapshot(
+    snapshot: Snapshot, *, width: int = 80, charset: str = "unicode", level: str = LEVEL_STATEMENTS
+) -> Drawing:
+    """``render_graph`` of the snapshot's graph at ``level``, new = this step's nodes."""
+    return render_graph(
+        snapshot.graph(level), width=width, charset=charset, current_step=snapshot.step, level=level
+    )
+
+
+def _statements_picture(scene: Scene) -> Picture:
+    picture = layout_statements(scene)
+    if picture is not None:
+        return picture
+    picture = layout_vertical(scene)
+    picture.notes.insert(0, f"drawn as a list: the picture would not fit in {scene.width} columns")
+    return picture
+
+
+def _ops_picture(scene: Scene) -> Picture:
+    fold_parameters(scene)
+    count = len(scene.index.order)
+    if count <= LAYERED_LIMIT:
+        picture = layout_layered(scene)
+        if picture is not None:
+            return picture
+        note = f"drawn as a list: the picture would not fit in {scene.width} columns"
+    else:
+        note = f"drawn as a list: {count} nodes are more than a picture shows well ({LAYERED_LIMIT})"
+    picture = layout_vertical(scene)
+    picture.notes.insert(0, note)
+    return picture
+
+
+def _finish(picture: Picture, scene: Scene) -> Drawing:
+    freed_lines = sorted(
+        {n.freed_by_line for n in scene.all_nodes.values() if n.saved == SAVED_FREED and n.freed_by_line is not None}
+    )
+    keys = marker_keys(picture.markers, scene.charset, freed_lines) + picture.keys
+    legend, legend_spans = legend_lines(keys, scene.notes + picture.notes, scene.width)
+    lines = list(picture.lines)
+    spans = [list(s) for s in picture.spans]
+    if legend:
+        lines += [""] + legend
+        spans += [[]] + legend_spans
+    fitted = [fit_line(line, sp, scene.width) for line, sp in zip(lines, spans, strict=True)]
+    anchors = tuple((node_id, row, start, end) for node_id, (row, start, end) in picture.anchors.items())
+    edges = tuple((s, d, how) for (s, d), how in picture.edges.items())
+    return Drawing(
+        lines=tuple(line for line, _ in fitted),
+        spans=tuple(tuple(sp) for _, sp in fitted),
+        legend=tuple(fitted[len(lines) - len(legend) + i][0] for i in range(len(legend))),
+        view=picture.view,
+        width=scene.width,
+        anchors=anchors,
+        edges=edges,
+    )
+
+
+__all__ = ["render_graph", "render_snapshot", "LAYERED_LIMIT"]

@@ -1,0 +1,122 @@
+"""Adjacency and path lengths of a Graph, computed once per drawing."""
+
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass
+
+from gradtutor.model import Graph, Node
+
+
+@dataclass
+class GraphIndex:
+    """The graph as lookups. ``order`` is topological, in creation order where
+    that leaves a choice. Edges to unknown ids, self-loops and duplicates are
+    ignored; an edge closing a cycle (autograd graphs have none) is kept aside
+    in ``back_edges`` so a view can still name it."""
+
+    nodes: dict[str, Node]
+    order: list[str]
+    position: dict[str, int]
+    preds: dict[str, list[str]]
+    succs: dict[str, list[str]]
+    edges: list[tuple[str, str]]
+    back_edges: list[tuple[str, str]]
+    seniority: dict[str, int]  # 0 = oldest: by creation step, then list order
+
+
+def index_graph(graph: Graph) -> GraphIndex:
+    nodes: dict[str, Node] = {}
+    for node in graph.nodes:
+        nodes.setdefault(node.id, node)
+    created = {node_id: i for i, node_id in enumerate(nodes)}
+    edges: list[tuple[str, str]] = []
+    seen: set[tuple[str, str]] = set()
+    for edge in graph.edges:
+        pair = (edge.src, edge.dst)
+        if edge.src in nodes and edge.dst in nodes and edge.src != edge.dst and pair not in seen:
+            seen.add(pair)
+            edges.append(pair)
+    order = _topological(list(nodes), created, edges)
+    position = {node_id: i for i, node_id in enumerate(order)}
+    forward = [(s, d) for s, d in edges if position[s] < position[d]]
+    back = [(s, d) for s, d in edges if position[s] > position[d]]
+    preds: dict[str, list[str]] = {n: [] for n in order}
+    succs: dict[str, list[str]] = {n: [] for n in order}
+    for s, d in forward:
+        preds[d].append(s)
+        succs[s].append(d)
+    # The engine lists nodes dropped this step last; their step says how old they are.
+    by_age = sorted(order, key=lambda n: (_step(nodes[n]), created[n]))
+    seniority = {n: i for i, n in enumerate(by_age)}
+    for n in order:
+        # Inputs oldest first: the first argument a user wrote usually came first.
+        preds[n].sort(key=seniority.__getitem__)
+        succs[n].sort(key=seniority.__getitem__)
+    return GraphIndex(nodes, order, position, preds, succs, forward, back, seniority)
+
+
+def _step(node: Node) -> int:
+    return node.step if node.step is not None else -1
+
+
+def _topological(ids: list[str], created: dict[str, int], edges: list[tuple[str, str]]) -> list[str]:
+    if all(created[s] < created[d] for s, d in edges):
+        return list(ids)  # the usual case: listed inputs first
+    indegree = {n: 0 for n in ids}
+    out: dict[str, list[str]] = {n: [] for n in ids}
+    for s, d in edges:
+        indegree[d] += 1
+        out[s].append(d)
+    ready = [(created[n], n) for n in ids if indegree[n] == 0]
+    heapq.heapify(ready)
+    order: list[str] = []
+    while ready:
+        _, n = heapq.heappop(ready)
+        order.append(n)
+        for d in out[n]:
+            indegree[d] -= 1
+            if indegree[d] == 0:
+                heapq.heappush(ready, (created[d], d))
+    if len(order) < len(ids):
+        placed = set(order)
+        order.extend(n for n in ids if n not in placed)
+    return order
+
+
+def heights(index: GraphIndex) -> dict[str, int]:
+    """Longest path, in edges, from any source to each node."""
+    out: dict[str, int] = {}
+    for n in index.order:
+        out[n] = max((out[p] + 1 for p in index.preds[n]), default=0)
+    return out
+
+
+def depths(index: GraphIndex) -> dict[str, int]:
+    """Longest path, in edges, from each node to any sink."""
+    out: dict[str, int] = {}
+    for n in reversed(index.order):
+        out[n] = max((out[s] + 1 for s in index.succs[n]), default=0)
+    return out
+
+
+def components(index: GraphIndex) -> list[list[str]]:
+    """Weakly connected parts, each in topological order, the oldest part first."""
+    part: dict[str, int] = {}
+    count = 0
+    for start in index.order:
+        if start in part:
+            continue
+        stack = [start]
+        part[start] = count
+        while stack:
+            n = stack.pop()
+            for m in index.preds[n] + index.succs[n]:
+                if m not in part:
+                    part[m] = count
+                    stack.append(m)
+        count += 1
+    groups: list[list[str]] = [[] for _ in range(count)]
+    for n in index.order:
+        groups[part[n]].append(n)
+    return groups

@@ -1,0 +1,164 @@
+"""What a node says in a drawing: its label, its name, and its markers.
+
+``x @ w + b = z [✗ freed]``, ``w [grad]``, ``x (old)``, ``BCE(z, y) = loss
+(dropped)``. Every view draws nodes with the same words, and the legend
+explains exactly the markers that were used.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gradtutor.model import (
+    LEAF,
+    OP,
+    SAVED_FREED,
+    SAVED_MODIFIED,
+    SAVED_NONE,
+    STATEMENT,
+    Node,
+)
+from gradtutor.render.cells import cut_cells, text_width
+from gradtutor.render.charset import Charset
+
+# Marker keys, also the legend's keys.
+NEW, LEAF_MARK, GRAD, FREED, NONE_SAVED, MODIFIED, OLD, DROPPED = (
+    "new", "leaf", "grad", "freed", "none-saved", "modified", "old", "dropped",
+)
+
+# Style names a front end maps to colours (see view.THEME).
+GHOST_STYLE = "ghost"
+NEW_STYLE = "new"
+LEAF_STYLE = "leaf"
+
+
+@dataclass(frozen=True, slots=True)
+class Segment:
+    text: str
+    style: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class NodeText:
+    """The words of one node, in styled segments."""
+
+    node_id: str
+    segments: tuple[Segment, ...]
+    ref_name: str  # how another line names it: "z", "x (old)", "MulBackward0"
+    expr_cells: int  # cells of the expression part, where input bars may land
+    markers: frozenset[str]
+
+    @property
+    def text(self) -> str:
+        return "".join(s.text for s in self.segments)
+
+    @property
+    def width(self) -> int:
+        return sum(text_width(s.text) for s in self.segments)
+
+
+@dataclass(frozen=True)
+class TextOptions:
+    charset: Charset
+    current_step: int | None
+    show_none_saved: bool  # only after a backward freed something: the contrast is the lesson
+    max_width: int
+
+
+def describe_node(node: Node, options: TextOptions, suffix: str = "") -> NodeText:
+    """The node's words. Cases:
+
+    - an op or statement: ``label = name`` (``label`` alone when unnamed);
+    - a leaf, const or module: its name, else its label;
+    - lost its name: ``... = x (old)``, or ``(dropped)`` when unreachable now;
+    - then the markers in brackets, none for a dropped node (it is leaving).
+
+    ``suffix`` (``" #3"``) tells apart nodes whose words are the same.
+    """
+    cs = options.charset
+    expr, name_part = _label_parts(node, cs)
+    base_style = _base_style(node, options)
+    tags = [] if node.dropped else _tags(node, options)
+    markers = {t[2] for t in tags}
+    if node.dropped:
+        markers.add(DROPPED)
+    elif not node.names and node.former_names:
+        markers.add(OLD)
+    tag_width = sum(text_width(w) for w, _, _ in tags) + (2 * len(tags) + 1 if tags else 0)
+    room = options.max_width - text_width(name_part) - text_width(suffix) - tag_width
+    if text_width(expr) > room:
+        expr = cut_cells(expr, max(room, 4), cs.ellipsis)
+    segments = [Segment(expr + name_part + suffix, base_style)]
+    if tags:
+        segments.append(Segment(" ["))
+        for i, (word, style, _) in enumerate(tags):
+            if i:
+                segments.append(Segment(", "))
+            segments.append(Segment(word, style))
+        segments.append(Segment("]"))
+    text = NodeText(node.id, tuple(segments), ref_name(node, cs) + suffix, text_width(expr), frozenset(markers))
+    if text.width > options.max_width:
+        # Only a name longer than the whole width gets here: cut everything.
+        cut = cut_cells(text.text, options.max_width, cs.ellipsis)
+        expr_cells = min(text.expr_cells, text_width(cut))
+        text = NodeText(node.id, (Segment(cut, base_style),), text.ref_name, expr_cells, text.markers)
+    return text
+
+
+def _label_parts(node: Node, cs: Charset) -> tuple[str, str]:
+    """(expression, " = name" or the name itself) of a node."""
+    lost = " (dropped)" if node.dropped else " (old)"
+    if node.kind in (OP, STATEMENT):
+        label = cs.clean(node.label)
+        if node.names:
+            return label, " = " + " = ".join(node.names)
+        if node.former_names:
+            return label, " = " + node.former_names[0] + lost
+        return label, " (dropped)" if node.dropped else ""
+    if node.names:
+        return " = ".join(node.names), ""
+    if node.former_names:
+        return node.former_names[0], lost
+    return cs.clean(node.label), " (dropped)" if node.dropped else ""
+
+
+def ref_name(node: Node, cs: Charset) -> str:
+    """The short name a reference uses: the first name, ``x (old)``, else the label."""
+    if node.names:
+        return node.names[0]
+    if node.former_names:
+        return node.former_names[0] + (" (dropped)" if node.dropped else " (old)")
+    return cs.clean(node.label)
+
+
+def _base_style(node: Node, options: TextOptions) -> str | None:
+    if node.is_ghost:
+        return GHOST_STYLE
+    if is_new(node, options.current_step):
+        return NEW_STYLE
+    if node.kind == LEAF:
+        return LEAF_STYLE
+    return None
+
+
+def is_new(node: Node, current_step: int | None) -> bool:
+    return current_step is not None and node.step == current_step and not node.dropped
+
+
+def _tags(node: Node, options: TextOptions) -> list[tuple[str, str, str]]:
+    """(word, style, marker) for each bracketed marker, in reading order."""
+    tags: list[tuple[str, str, str]] = []
+    if is_new(node, options.current_step):
+        tags.append(("new", "new", NEW))
+    if node.has_grad:
+        tags.append(("grad", "grad", GRAD))
+    elif node.kind == LEAF and node.requires_grad:
+        tags.append(("leaf", "leaf", LEAF_MARK))
+    if node.kind in (OP, STATEMENT):
+        if node.saved == SAVED_FREED:
+            tags.append((options.charset.freed, "freed", FREED))
+        elif node.saved == SAVED_MODIFIED:
+            tags.append(("modified", "modified", MODIFIED))
+        elif node.saved == SAVED_NONE and options.show_none_saved:
+            tags.append(("none saved", "saved-none", NONE_SAVED))
+    return tags

@@ -1,0 +1,134 @@
+"""Everything a view needs about one graph, prepared once: adjacency, the
+options, and the words of every node (cached per width limit)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from gradtutor.model import MODULE, OP, SAVED_FREED, STATEMENT, Graph, Node
+from gradtutor.render.canvas import Span
+from gradtutor.render.charset import Charset
+from gradtutor.render.graph_index import GraphIndex, index_graph
+from gradtutor.render.node_text import NodeText, TextOptions, describe_node, ref_name
+
+
+@dataclass(frozen=True)
+class Param:
+    """A parameter leaf drawn inside the op that uses it (op view)."""
+
+    leaf_id: str
+    transpose_id: str | None  # its TBackward0, folded along with it
+
+
+@dataclass
+class Scene:
+    """A graph being drawn: its index (after folding, in the op view), every
+    node including folded ones, and the drawing options."""
+
+    graph: Graph
+    index: GraphIndex
+    charset: Charset
+    width: int
+    current_step: int | None
+    params: dict[str, list[Param]] = field(default_factory=dict)  # op id -> folded params
+    folded_edges: list[tuple[str, str]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    suffixes: dict[str, str] = field(default_factory=dict)  # id -> " #2" for look-alike nodes
+    all_nodes: dict[str, Node] = field(default_factory=dict)  # drawn and folded ones
+    show_none_saved: bool = False
+    _texts: dict[tuple[str, int], NodeText] = field(default_factory=dict)
+    _param_texts: dict[tuple[str, int], NodeText] = field(default_factory=dict)
+
+    def text(self, node_id: str, max_width: int | None = None) -> NodeText:
+        """The node's words, cut to ``max_width`` cells (default: the drawing width)."""
+        limit = self.width if max_width is None else max(4, max_width)
+        key = (node_id, limit)
+        found = self._texts.get(key)
+        if found is None:
+            options = TextOptions(self.charset, self.current_step, self.show_none_saved, limit)
+            found = describe_node(self.all_nodes[node_id], options, self.suffixes.get(node_id, ""))
+            self._texts[key] = found
+        return found
+
+    def param_text(self, param: Param, max_width: int | None = None) -> NodeText:
+        """A folded parameter's words: ``model.0.weight.T [grad]``."""
+        limit = self.width if max_width is None else max(4, max_width)
+        key = (param.leaf_id, limit)
+        found = self._param_texts.get(key)
+        if found is None:
+            options = TextOptions(self.charset, self.current_step, self.show_none_saved, limit)
+            found = describe_node(self.all_nodes[param.leaf_id], options, ".T" if param.transpose_id else "")
+            self._param_texts[key] = found
+        return found
+
+    def ref(self, node_id: str) -> str:
+        """How a reference names the node (its ``ref_name`` without building its words)."""
+        return ref_name(self.all_nodes[node_id], self.charset) + self.suffixes.get(node_id, "")
+
+    def set_suffixes(self, ids: list[str]) -> None:
+        """Give `` #k`` to the nodes in ``ids`` whose reference name another node shares."""
+        if not ids:
+            return
+        count = Counter(ref_name(n, self.charset) for n in self.all_nodes.values())
+        seen: Counter[str] = Counter()
+        changed = set()
+        for node_id in ids:
+            name = ref_name(self.all_nodes[node_id], self.charset)
+            if count[name] > 1 and node_id not in self.suffixes:
+                seen[name] += 1
+                self.suffixes[node_id] = f" #{seen[name]}"
+                changed.add(node_id)
+        if changed:
+            self._texts = {k: v for k, v in self._texts.items() if k[0] not in changed}
+
+
+def make_scene(graph: Graph, charset: Charset, width: int, current_step: int | None) -> Scene:
+    """Index ``graph`` and settle what is marked: nodes of ``current_step`` as
+    new (unless that step built every op or statement in the graph: marking
+    everything marks nothing), and "none saved" only when something is freed."""
+    if current_step is not None and _all_new(graph, current_step):
+        current_step = None  # the step built the whole graph: marking everything marks nothing
+    scene = Scene(graph, index_graph(graph), charset, width, current_step)
+    scene.all_nodes = dict(scene.index.nodes)
+    # "Saved nothing" only means something next to nodes whose saves were freed.
+    scene.show_none_saved = any(n.saved == SAVED_FREED and not n.dropped for n in graph.nodes)
+    modules = [n for n in graph.nodes if n.kind == MODULE and n.detail]
+    for m in modules:
+        scene.notes.append(f"{m.label}: {m.detail}, drawn as one node")
+    return scene
+
+
+def _all_new(graph: Graph, step: int) -> bool:
+    """Did ``step`` create every op and statement node still in the graph?"""
+    computed = [n for n in graph.nodes if n.kind in (OP, STATEMENT) and not n.dropped]
+    return bool(computed) and all(n.step == step for n in computed)
+
+
+class LineBuilder:
+    """One output line built from styled pieces."""
+
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+        self.spans: list[Span] = []
+        self.length = 0
+
+    def add(self, text: str, style: str | None = None) -> LineBuilder:
+        if text:
+            if style is not None:
+                self.spans.append((self.length, self.length + len(text), style))
+            self.parts.append(text)
+            self.length += len(text)
+        return self
+
+    def add_node(self, text: NodeText) -> int:
+        """Append a node's segments; return the character offset where it starts."""
+        start = self.length
+        for seg in text.segments:
+            self.add(seg.text, seg.style)
+        return start
+
+    def build(self) -> tuple[str, list[Span]]:
+        text = "".join(self.parts)
+        stripped = text.rstrip(" ")
+        return stripped, [(s, min(e, len(stripped)), st) for s, e, st in self.spans if s < len(stripped)]

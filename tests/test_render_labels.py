@@ -1,0 +1,44 @@
+"""Short labels from the user's own source text (gradtutor.labels)."""
+
+from __future__ import annotations
+
+import pytest
+
+from gradtutor.labels import shorten_expression
+
+
+@pytest.mark.parametrize(
+    ("source", "label"),
+    [
+        ("torch.matmul(x, w)+b", "x @ w + b"),
+        ("torch.mm(x, w.T)", "x @ w.T"),
+        ("x.matmul(w)", "x @ w"),
+        ("torch.nn.functional.binary_cross_entropy_with_logits(z, y)", "BCE(z, y)"),
+        ("F.mse_loss(model(inputs), targets)", "MSE(model(inputs), targets)"),
+        ("F.cross_entropy(logits, labels)", "CE(logits, labels)"),
+        ("nn.functional.l1_loss(a, b)", "L1(a, b)"),
+        ("torch.exp(x)", "exp(x)"),
+        ("F.relu(x @ w)", "relu(x @ w)"),
+        ("torch.add(a, b) * 2", "(a + b) * 2"),
+        ("a.mul(b + 1)", "a * (b + 1)"),
+        ("x.pow(2)", "x ** 2"),
+        ("x**2", "x ** 2"),
+        ("x.exp()", "x.exp()"),
+        ("model(x)", "model(x)"),
+        ("torch.mul(a, b, out=c)", "mul(a, b, out=c)"),  # keywords: not an operator any more
+        ("np.add(a, b)", "np.add(a, b)"),  # not torch's
+        ("torch.nn.Linear(4, 8)", "torch.nn.Linear(4, 8)"),  # a class path, not a function
+    ],
+)
+def test_labels_use_the_short_forms(source: str, label: str) -> None:
+    assert shorten_expression(source) == label
+
+
+def test_source_that_does_not_parse_is_kept_as_written() -> None:
+    assert shorten_expression("  x +  ") == "x +"
+
+
+def test_an_over_long_label_is_cut_with_an_ellipsis() -> None:
+    out = shorten_expression("f(" + ", ".join(f"arg{i}" for i in range(20)) + ")", max_len=20)
+    assert len(out) == 20 and out.endswith("…")
+    assert shorten_expression("x + y", max_len=40) == "x + y"

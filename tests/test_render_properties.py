@@ -1,0 +1,252 @@
+"""Properties of every drawing, over random small DAGs, in every view:
+each node is drawn exactly once, each edge is drawn (a connector, or named
+where the consumer is), and no line is wider than asked."""
+
+from __future__ import annotations
+
+import re
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from rich.cells import cell_len
+
+from gradtutor.model import SAVED_FREED, SAVED_MODIFIED, SAVED_NONE, SAVED_PRESENT, Edge, Graph, Node
+from gradtutor.render import BY_LINE, BY_NAME, FOLDED, Drawing, render_graph
+
+KINDS = ("op", "statement", "leaf", "const")
+
+
+# -- reading a drawing back --------------------------------------------------
+# Which nodes do the lines of a drawing connect?
+#
+# An independent check of the renderer, working only from the text (and the
+# anchors that say where each node's words are). Unicode pictures only: every
+# box-drawing character says which neighbours it joins, so a path can be
+# followed cell by cell; a horizontal line passing a ``│`` hops over it (a
+# crossing). Band letters ``(a)`` join the end of one band to the start of the
+# next. The vertical view is read by its own rules (``vertical_edge_drawn``).
+N, E, S, W = 1, 2, 4, 8
+MOVE = {N: (-1, 0), E: (0, 1), S: (1, 0), W: (0, -1)}
+BACK = {N: S, S: N, E: W, W: E}
+ARMS = {
+    "─": E | W, "│": N | S, "╭": S | E, "╮": S | W, "╯": N | W, "╰": N | E,
+    "├": N | S | E, "┤": N | S | W, "┬": E | W | S, "┴": E | W | N, "┼": N | E | S | W,
+    "▶": W, "◀": E, "▼": N | S, "▲": N | S,
+}
+ONE_WAY = {"▼": S, "▲": N}  # a merge arrowhead is passed in its own direction only
+
+
+class Reader:
+    def __init__(self, drawing: Drawing, directed: bool = False) -> None:
+        self.directed = directed
+        self.lines = list(drawing.picture)
+        self.region: dict[tuple[int, int], str] = {}
+        self.anchors = {a[0]: a[1:] for a in drawing.anchors}
+        for node_id, (line, start, end) in self.anchors.items():
+            for col in range(start, end):
+                self.region[(line, col)] = node_id
+        self.letters: dict[str, list[tuple[int, int, int]]] = {}
+        for i, line in enumerate(self.lines):
+            for m in re.finditer(r"\(([a-z]+)\)", line):
+                if all((i, c) not in self.region for c in range(m.start(), m.end())):
+                    self.letters.setdefault(m.group(1), []).append((i, m.start(), m.end()))
+                    for col in range(m.start(), m.end()):
+                        self.region[(i, col)] = "(" + m.group(1) + ")"
+
+    def glyph(self, row: int, col: int) -> str:
+        if 0 <= row < len(self.lines) and 0 <= col < len(self.lines[row]):
+            return self.lines[row][col]
+        return " "
+
+    def starts(self, row: int, end: int) -> list[tuple[int, int]]:
+        """Line cells leaving the port (the blank after a label at ``end``)."""
+        out = []
+        for move, (dr, dc) in MOVE.items():
+            if move == W:
+                continue
+            cell = (row + dr, end + dc)
+            if ARMS.get(self.glyph(*cell), 0) & BACK[move]:
+                out.append(cell)
+        return out
+
+    def reached(self, node_id: str) -> set[str]:
+        row, _, end = self.anchors[node_id]
+        return self._walk(self.starts(row, end), set())
+
+    def _walk(self, todo: list[tuple[int, int]], seen_letters: set[str]) -> set[str]:
+        found: set[str] = set()
+        seen: set[tuple[int, int]] = set(todo)
+        while todo:
+            r, c = todo.pop()
+            ch = self.glyph(r, c)
+            if ch == "▶":
+                found.add(self.region.get((r, c + 2), "?"))
+            if ch == "◀":
+                found.add(self.region.get((r, c - 2), "?"))
+            for move, (dr, dc) in MOVE.items():
+                if not ARMS.get(ch, 0) & move or (self.directed and move == W):
+                    continue
+                nxt = (r + dr, c + dc)
+                if nxt in self.region and ch not in "▶◀":
+                    found.add(self.region[nxt])
+                    continue
+                g = self.glyph(*nxt)
+                if not ARMS.get(g, 0) & BACK[move] and g == "│" and move in (E, W):
+                    nxt = (nxt[0] + dr, nxt[1] + dc)  # hop a crossing
+                    g = self.glyph(*nxt)
+                if self.directed and ONE_WAY.get(g, move) != move:
+                    continue
+                if ARMS.get(g, 0) & BACK[move] and nxt not in seen:
+                    seen.add(nxt)
+                    todo.append(nxt)
+        for letter in [f for f in found if f.startswith("(")]:
+            found.discard(letter)
+            name = letter[1:-1]
+            if name in seen_letters:
+                continue
+            seen_letters.add(name)
+            for row, _, end in self.letters.get(name, []):
+                found |= self._walk(self.starts(row, end), seen_letters)
+        return found
+
+
+def line_edges(drawing: Drawing, directed: bool = False) -> dict[str, set[str]]:
+    """For each node, the nodes its lines reach (canvas views, Unicode).
+    ``directed``: read as a person reads the op view, never walking a line
+    right to left nor against an arrowhead."""
+    reader = Reader(drawing, directed)
+    return {node_id: reader.reached(node_id) for node_id in reader.anchors}
+
+
+def vertical_edge_drawn(drawing: Drawing, src: str, dst: str, charset_down: str = "▼", tee: str = "├") -> bool:
+    """Is ``src -> dst`` drawn in the vertical view: ``src`` right above in the
+    same chain, or hanging off the chain with a tee just above ``dst``?"""
+    anchors = {a[0]: a[1:] for a in drawing.anchors}
+    lines = drawing.picture
+    (ls, ss, _), (ld, sd, _) = anchors[src], anchors[dst]
+    if ld <= ls or lines[ld - 1][sd:sd + 1] != charset_down:
+        return False
+    for node, (line, start, _) in anchors.items():
+        if node != src and start == sd and ls < line < ld:
+            return False  # another node of the same chain in between
+    if ss == sd:
+        spine_from = ls + 1
+    elif ss == sd + 3 and lines[ls][sd:sd + 1] in (tee, "┌"):
+        spine_from = ls
+    else:
+        return False
+    return all(lines[r][sd:sd + 1] in ("│", "├", "▼") for r in range(spine_from, ld))
+
+
+
+@st.composite
+def small_dags(draw: st.DrawFn) -> Graph:
+    n = draw(st.integers(1, 10))
+    nodes = []
+    for i in range(n):
+        kind = draw(st.sampled_from(KINDS))
+        named = draw(st.booleans())
+        former = not named and draw(st.booleans())
+        label = f"model.{i}.weight" if kind == "leaf" and not named and draw(st.booleans()) else f"L{i}"
+        nodes.append(Node(
+            f"n{i}", kind, label,
+            names=(f"v{i}",) if named else (),
+            former_names=(f"old{i}",) if former else (),
+            step=draw(st.sampled_from([None, 1, 2])),
+            saved=draw(st.sampled_from([SAVED_PRESENT, SAVED_FREED, SAVED_NONE, SAVED_MODIFIED])),
+            has_grad=draw(st.booleans()),
+            dropped=draw(st.booleans()) and draw(st.booleans()),
+        ))
+    pairs = [(i, j) for j in range(n) for i in range(j)]
+    chosen = draw(st.lists(st.sampled_from(pairs), unique=True, max_size=14)) if pairs else []
+    return Graph(tuple(nodes), tuple(Edge(f"n{i}", f"n{j}") for i, j in chosen))
+
+
+def token(node: Node) -> str:
+    """The word that identifies a node in its drawn words."""
+    if node.kind in ("op", "statement"):
+        return node.label
+    return node.names[0] if node.names else node.former_names[0] if node.former_names else node.label
+
+
+def picture_without_references(drawing) -> list[str]:
+    out = []
+    for line, spans in zip(drawing.picture, drawing.spans[: len(drawing.picture)], strict=True):
+        chars = list(line)
+        for start, end, style in spans:
+            if style == "ref":
+                chars[start:end] = " " * (end - start)
+        out.append("".join(chars))
+    return out
+
+
+def check(graph: Graph, width: int, level: str, charset: str, view: str | None = None) -> None:
+    drawing = render_graph(graph, width=width, charset=charset, current_step=2, level=level, view=view)
+    assert all(cell_len(line) <= width for line in drawing.lines), drawing.lines
+    if charset == "ascii":
+        assert all(line.isascii() for line in drawing.lines), drawing.lines
+
+    anchored = [a[0] for a in drawing.anchors]
+    assert len(anchored) == len(set(anchored))
+    folded = {s for s, _, how in drawing.edges if how == FOLDED}
+    assert set(anchored) | folded == {n.id for n in graph.nodes}
+    assert not set(anchored) & folded
+
+    text = "\n".join(picture_without_references(drawing))
+    for node in graph.nodes:
+        found = re.findall(r"(?<![\w.])" + re.escape(token(node)) + r"(?![\w])", text)
+        words = ""
+        if node.id in anchored:
+            line, start, end = next(a[1:] for a in drawing.anchors if a[0] == node.id)
+            words = drawing.picture[line][start:end]
+        if node.id in folded or words.startswith(token(node)):
+            assert len(found) == 1, (node, found, drawing.lines)
+        else:  # cut to fit: what is left is the start of its words, ending in an ellipsis
+            cut = words.split("…")[0].split("...")[0]
+            assert cut and token(node).startswith(cut) and not found, (node, words, drawing.lines)
+
+    how = {(s, d): h for s, d, h in drawing.edges}
+    assert set(how) == {(e.src, e.dst) for e in graph.edges}
+    reached = None
+    if charset == "unicode" and drawing.view != "vertical":
+        reached = line_edges(drawing, directed=drawing.view == "layered")
+    for (src, dst), kind in how.items():
+        if kind == BY_NAME:
+            names = src_names(graph, src)
+            assert any(n in "\n".join(drawing.lines) for n in names)
+        elif kind == BY_LINE and reached is not None:
+            assert dst in reached[src], (src, dst, drawing.lines)
+        elif kind == BY_LINE and charset == "unicode":
+            assert vertical_edge_drawn(drawing, src, dst), (src, dst, drawing.lines)
+    if reached is not None:
+        # Read the way lines flow, nothing is reached that is not an input.
+        succs = {n.id: {e.dst for e in graph.edges if e.src == n.id} for n in graph.nodes}
+        for src, found in reached.items():
+            assert found <= succs[src], (src, found, drawing.lines)
+
+
+def src_names(graph: Graph, node_id: str) -> list[str]:
+    node = next(n for n in graph.nodes if n.id == node_id)
+    return [token(node)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(small_dags(), st.integers(40, 120))
+def test_statement_level_draws_every_node_once_and_every_edge(graph: Graph, width: int) -> None:
+    for charset in ("unicode", "ascii"):
+        check(graph, width, "statements", charset)
+
+
+@settings(max_examples=300, deadline=None)
+@given(small_dags(), st.integers(40, 120))
+def test_op_level_draws_every_node_once_and_every_edge(graph: Graph, width: int) -> None:
+    for charset in ("unicode", "ascii"):
+        check(graph, width, "ops", charset)
+
+
+@settings(max_examples=100, deadline=None)
+@given(small_dags(), st.integers(40, 120))
+def test_vertical_view_draws_every_node_once_and_every_edge(graph: Graph, width: int) -> None:
+    for level in ("statements", "ops"):
+        for charset in ("unicode", "ascii"):
+            check(graph, width, level, charset, view="vertical")
