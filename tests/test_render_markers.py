@@ -46,7 +46,7 @@ def test_freed_nodes_say_so_with_the_backward_line_in_the_legend():
     ascii_drawing, unicode_drawing = draw(g, charset="ascii"), draw(g, charset="unicode")
     assert "w * w = y [freed]" in ascii_drawing.picture[0]
     assert "w * w = y [✗ freed]" in unicode_drawing.picture[0]
-    assert any("freed by the backward on line 3" in line for line in ascii_drawing.legend)
+    assert any("freed by the backward at line 3" in line for line in ascii_drawing.legend)
     assert "freed" in style_at(ascii_drawing, "s2") | {s for _, _, s in ascii_drawing.spans[0]}
 
 

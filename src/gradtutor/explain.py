@@ -159,8 +159,9 @@ def _explain_text(
 
     width = args.width or env.width
     console = make_console(env, width=width, plain=args.plain)
-    options = NarrationOptions(level=level, width=width, ascii=args.ascii or not env.unicode)
-    narrator = Narrator(book_for(args.lang or env.language), options)
+    language = args.lang or env.language
+    options = NarrationOptions(level=level, width=width, ascii=args.ascii or not env.unicode, language=language)
+    narrator = Narrator(book_for(language), options)
 
     def on_step(step: Step) -> None:
         env.stdout.flush()

@@ -119,7 +119,7 @@ def _statement_node(group: str, members: list[Node], origins: Mapping[int, Any])
     saved = next(
         (state for state in _SAVED_PRIORITY if any(m.saved == state for m in members)), SAVED_NONE
     )
-    freed_by = next((m.freed_by_line for m in members if m.freed_by_line is not None), None)
+    freeing = next((m for m in members if m.freed_by_line is not None), None)
     return Node(
         id=group,
         kind=STATEMENT,
@@ -133,7 +133,8 @@ def _statement_node(group: str, members: list[Node], origins: Mapping[int, Any])
         shape=output.shape,
         dtype=output.dtype,
         saved=saved,
-        freed_by_line=freed_by,
+        freed_by_line=freeing.freed_by_line if freeing else None,
+        freed_by_file=freeing.freed_by_file if freeing else None,
         has_grad=any(m.has_grad for m in members),
         retains_grad=any(m.retains_grad for m in members),
         ops=tuple(m.label for m in members),

@@ -84,6 +84,7 @@ class Node:
     dtype: str | None = None
     saved: str = SAVED_NONE
     freed_by_line: int | None = None
+    freed_by_file: str | None = None
     has_grad: bool = False
     retains_grad: bool = False
     ops: tuple[str, ...] = ()

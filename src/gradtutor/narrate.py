@@ -6,11 +6,9 @@ front ends print what these functions return.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
-from rich.cells import cell_len
 from rich.segment import Segment
 from rich.text import Text
 
@@ -18,6 +16,7 @@ from rich.text import Text
 from gradtutor.explanations import ExplanationBook, Locate
 from gradtutor.model import LEVEL_STATEMENTS, Event, Graph, Snapshot, Step, is_routine
 from gradtutor.render import GraphView, render_snapshot
+from gradtutor.render.cells import wrap_cells
 
 _SEVERITY_STYLE = {
     "error": "bold red",
@@ -36,6 +35,8 @@ class NarrationOptions:
     width: int = 80
     ascii: bool = False
     show_graph: bool = True
+    language: str = "en"
+    locate: Locate | None = None
 
 
 class Indented:
@@ -62,29 +63,6 @@ class Indented:
             yield newline
 
 
-_TOKEN = re.compile(r"[\u2e80-\u9fff\uac00-\ud7af\uff00-\uffef][，。、；：！？）》」』]*|[^\s\u2e80-\u9fff\uac00-\ud7af\uff00-\uffef]+|\s+")
-
-
-def wrap_words(text: str, width: int) -> list[str]:
-    """Greedy wrapping that breaks at spaces and also between CJK characters
-    (Chinese has no spaces; rich would only break at the few it has). Closing
-    punctuation stays with the character before it."""
-    lines: list[str] = []
-    for paragraph in text.split("\n"):
-        line = ""
-        for token in _TOKEN.findall(paragraph):
-            if token.isspace():
-                if line:
-                    line += " "
-                continue
-            if line and cell_len(line) + cell_len(token) > width:
-                lines.append(line.rstrip())
-                line = ""
-            line += token
-        lines.append(line.rstrip())
-    return lines
-
-
 class Wrapped:
     """Prose wrapped to the width it is given, CJK included."""
 
@@ -93,7 +71,7 @@ class Wrapped:
         self.style = style
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        for line in wrap_words(self.text, max(10, options.max_width)):
+        for line in wrap_cells(self.text, max(10, options.max_width)):
             yield Text(line, self.style, no_wrap=True, overflow="ignore")
 
 
@@ -128,6 +106,8 @@ def graph_renderable(snapshot: Snapshot, options: NarrationOptions, level: str |
         width=max(20, options.width - INDENT),
         charset="ascii" if options.ascii else "unicode",
         level=level or options.level,
+        language=options.language,
+        locate=options.locate,
     )
     return indented(GraphView(drawing))
 

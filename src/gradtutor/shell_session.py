@@ -191,7 +191,14 @@ class ShellSession:
 
     def _options(self, level: str | None = None) -> NarrationOptions:
         s = self.settings
-        return NarrationOptions(level=level or s.level, width=s.width, ascii=s.ascii, show_graph=s.show_graph)
+        return NarrationOptions(
+            level=level or s.level,
+            width=s.width,
+            ascii=s.ascii,
+            show_graph=s.show_graph,
+            language=s.language,
+            locate=self.locate,
+        )
 
     def msg(self, key: str, **fields: object) -> str:
         return message(self.settings.language, key, **fields)

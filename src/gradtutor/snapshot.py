@@ -179,7 +179,8 @@ class Snapshotter:
         former = self._remember(tag, names)
         retains = t is not None and t.retains_grad
         has_grad = retains and t.grad is not None  # type: ignore[union-attr]
-        key = (names, former, tag.saved, tag.freed_by_line, retains, has_grad)
+        freed_by = tag.freed_by
+        key = (names, former, tag.saved, freed_by, retains, has_grad)
         if tag.view is None or tag.view[0] != key:
             origin = tag.origin
             tag.view = (
@@ -197,7 +198,8 @@ class Snapshotter:
                     shape=tag.shape,
                     dtype=tag.dtype,
                     saved=tag.saved,
-                    freed_by_line=tag.freed_by_line,
+                    freed_by_line=freed_by.line if freed_by is not None else None,
+                    freed_by_file=freed_by.filename if freed_by is not None else None,
                     retains_grad=retains,
                     has_grad=has_grad,
                 ),

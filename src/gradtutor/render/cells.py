@@ -6,6 +6,7 @@ is answered by ``len`` without its per-string cache, which big graphs overflow.
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
 from rich.cells import cell_len
@@ -49,3 +50,29 @@ def cut_cells(text: str, max_cells: int, ellipsis: str) -> str:
         out.append(ch)
         used += w
     return ("".join(out) + ellipsis) if max_cells >= text_width(ellipsis) else "".join(out)[:max_cells]
+
+
+# A CJK character (with the closing punctuation after it), a run of other
+# non-space characters, or spaces.
+_CJK = "\u2e80-\u9fff\uac00-\ud7af\uff00-\uffef"
+_TOKEN = re.compile(f"[{_CJK}][，。、；：！？）》」』]*|[^\\s{_CJK}]+|\\s+")
+
+
+def wrap_cells(text: str, width: int) -> list[str]:
+    """Greedy wrapping to ``width`` display cells that breaks at spaces and also
+    between CJK characters (Chinese has no spaces to break at). A word longer
+    than the width stays whole on its own line."""
+    lines: list[str] = []
+    for paragraph in text.split("\n"):
+        line = ""
+        for token in _TOKEN.findall(paragraph):
+            if token.isspace():
+                if line:
+                    line += " "
+                continue
+            if line and text_width(line) + text_width(token) > width:
+                lines.append(line.rstrip())
+                line = ""
+            line += token
+        lines.append(line.rstrip())
+    return lines

@@ -27,9 +27,9 @@ from gradtutor.render.legend import legend_lines, marker_keys
 from gradtutor.render.scene import Scene, make_scene
 from gradtutor.render.statement_view import layout_statements
 from gradtutor.render.vertical_view import VERTICAL, layout_vertical
+from gradtutor.render.words import Locate, default_locate, say
 
 LAYERED_LIMIT = 100  # nodes, after folding
-EMPTY_TEXT = "(no autograd graph yet)"
 
 
 def render_graph(
@@ -40,19 +40,23 @@ def render_graph(
     current_step: int | None = None,
     level: str = LEVEL_STATEMENTS,
     view: str | None = None,
+    language: str = "en",
+    locate: Locate | None = None,
 ) -> Drawing:
     """Draw ``graph`` in at most ``width`` display cells per line. Pure: same
     graph and options, same Drawing. ``current_step`` marks the nodes that
     step created as new. ``charset`` is "unicode" or "ascii". ``view`` None
-    picks the view as the module docstring says; "vertical" asks for the list."""
+    picks the view as the module docstring says; "vertical" asks for the list.
+    ``language`` is the legend's; ``locate(file, line)`` words the places it
+    names ("line 10"; the shell says "In [7]")."""
     cs = get_charset(charset)
     if level not in (LEVEL_STATEMENTS, LEVEL_OPS):
         raise ValueError(f"level must be {LEVEL_STATEMENTS!r} or {LEVEL_OPS!r}, not {level!r}")
     if not graph.nodes:
-        return Drawing((EMPTY_TEXT,), ((),), view="empty", width=width)
+        return Drawing((say(language, "empty"),), ((),), view="empty", width=width)
     if view not in (None, VERTICAL):
         raise ValueError(f"view must be None or {VERTICAL!r}, not {view!r}")
-    scene = make_scene(graph, cs, width, current_step)
+    scene = make_scene(graph, cs, width, current_step, language, locate or default_locate(language))
     if view == VERTICAL:
         if level == LEVEL_OPS:
             fold_parameters(scene)
@@ -65,11 +69,23 @@ def render_graph(
 
 
 def render_snapshot(
-    snapshot: Snapshot, *, width: int = 80, charset: str = "unicode", level: str = LEVEL_STATEMENTS
+    snapshot: Snapshot,
+    *,
+    width: int = 80,
+    charset: str = "unicode",
+    level: str = LEVEL_STATEMENTS,
+    language: str = "en",
+    locate: Locate | None = None,
 ) -> Drawing:
     """``render_graph`` of the snapshot's graph at ``level``, new = this step's nodes."""
     return render_graph(
-        snapshot.graph(level), width=width, charset=charset, current_step=snapshot.step, level=level
+        snapshot.graph(level),
+        width=width,
+        charset=charset,
+        current_step=snapshot.step,
+        level=level,
+        language=language,
+        locate=locate,
     )
 
 
@@ -78,7 +94,7 @@ def _statements_picture(scene: Scene) -> Picture:
     if picture is not None:
         return picture
     picture = layout_vertical(scene)
-    picture.notes.insert(0, f"drawn as a list: the picture would not fit in {scene.width} columns")
+    picture.notes.insert(0, scene.say("list_wide", width=scene.width))
     return picture
 
 
@@ -89,19 +105,26 @@ def _ops_picture(scene: Scene) -> Picture:
         picture = layout_layered(scene)
         if picture is not None:
             return picture
-        note = f"drawn as a list: the picture would not fit in {scene.width} columns"
+        note = scene.say("list_wide", width=scene.width)
     else:
-        note = f"drawn as a list: {count} nodes are more than a picture shows well ({LAYERED_LIMIT})"
+        note = scene.say("list_many", count=count, limit=LAYERED_LIMIT)
     picture = layout_vertical(scene)
     picture.notes.insert(0, note)
     return picture
 
 
 def _finish(picture: Picture, scene: Scene) -> Drawing:
-    freed_lines = sorted(
-        {n.freed_by_line for n in scene.all_nodes.values() if n.saved == SAVED_FREED and n.freed_by_line is not None}
+    freed = sorted(
+        {
+            (n.freed_by_file or "", n.freed_by_line)
+            for n in scene.all_nodes.values()
+            if n.saved == SAVED_FREED and n.freed_by_line is not None
+        },
+        key=lambda place: (place[0], place[1]),
     )
-    keys = marker_keys(picture.markers, scene.charset, freed_lines) + picture.keys
+    locate = scene.locate or default_locate(scene.language)
+    places = [locate(file, line) for file, line in freed]
+    keys = marker_keys(picture.markers, scene.charset, places, scene.language) + picture.keys
     legend, legend_spans = legend_lines(keys, scene.notes + picture.notes, scene.width)
     lines = list(picture.lines)
     spans = [list(s) for s in picture.spans]

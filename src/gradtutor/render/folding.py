@@ -8,6 +8,8 @@ says how many nodes went inside other boxes.
 
 from __future__ import annotations
 
+from gradtutor.render.words import plural
+
 from gradtutor.model import LEAF, OP, Edge, Graph
 from gradtutor.render.graph_index import GraphIndex, index_graph
 from gradtutor.render.scene import Param, Scene
@@ -54,10 +56,8 @@ def fold_parameters(scene: Scene) -> None:
     scene.index = index_graph(Graph(kept, edges))
     params = sum(len(p) for p in scene.params.values())
     transposes = sum(1 for ps in scene.params.values() for p in ps if p.transpose_id)
-    what = f"{params} parameter{'s' if params != 1 else ''}"
-    if transposes:
-        what += f" and {transposes} TBackward0 transpose{'s' if transposes != 1 else ''} (drawn as .T)"
-    scene.notes.append(f"folded: {what} are listed with the op that uses them")
+    extra = scene.say("folded_transposes", n=transposes, s=plural(transposes)) if transposes else ""
+    scene.notes.append(scene.say("folded", params=params, s=plural(params), transposes=extra))
 
 
 def _is_lone_transpose(index: GraphIndex, node_id: str, param_id: str) -> bool:

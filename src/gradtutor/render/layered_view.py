@@ -86,7 +86,7 @@ def layout_layered(scene: Scene) -> Picture | None:
     for s, d in scene.folded_edges:
         picture.edges[(s, d)] = FOLDED
     if len(bands) > 1:
-        picture.keys.append(("(a)", BAND_STYLE, "a line that leaves a band at (a) goes on from (a) in the next band"))
+        picture.keys.append(("(a)", BAND_STYLE, scene.say("band")))
     return picture
 
 

@@ -6,11 +6,10 @@ and always matches the picture.
 
 from __future__ import annotations
 
-import textwrap
-
 from gradtutor.render.canvas import Span
-from gradtutor.render.cells import text_width
+from gradtutor.render.cells import text_width, wrap_cells
 from gradtutor.render.charset import Charset
+from gradtutor.render.words import say
 from gradtutor.render.node_text import (
     DROPPED,
     FREED,
@@ -26,25 +25,26 @@ LEGEND_STYLE = "legend"
 NOTE_STYLE = "note"
 
 
-def marker_keys(markers: set[str], charset: Charset, freed_lines: list[int]) -> list[tuple[str, str, str]]:
-    """(marker as drawn, its style, what it means) for each marker used, in a fixed order."""
-    if len(freed_lines) == 1:
-        by = f"the backward on line {freed_lines[0]}"
-    elif freed_lines:
-        by = "the backwards on lines " + ", ".join(str(n) for n in freed_lines)
+def marker_keys(
+    markers: set[str], charset: Charset, freed_places: list[str], language: str = "en"
+) -> list[tuple[str, str, str]]:
+    """(marker as drawn, its style, what it means) for each marker used, in a fixed order.
+    ``freed_places``: where the backwards that freed drawn nodes are ("line 10")."""
+    if len(freed_places) == 1:
+        by = say(language, "freed_by_one", place=freed_places[0])
+    elif freed_places:
+        by = say(language, "freed_by_many", places=", ".join(freed_places))
     else:
-        by = "a backward"
+        by = say(language, "freed_by_any")
     table = [
-        (NEW, "[new]", "new", "created by this step"),
-        (LEAF_MARK, "[leaf]", "leaf", "a leaf tensor that requires grad: backward fills its .grad"),
-        (GRAD, "[grad]", "grad", "its .grad is set"),
-        (FREED, f"[{charset.freed}]", "freed",
-         f"its saved tensors were freed by {by}: a second backward through it fails"),
-        (NONE_SAVED, "[none saved]", "saved-none", "it saved no tensors: backward can run through it again"),
-        (MODIFIED, "[modified]", "modified", "a tensor it saved was changed in place: backward through it fails"),
-        (OLD, "(old)", "ghost",
-         "the name now means another tensor; this one stays in the graph because a later result uses it"),
-        (DROPPED, "(dropped)", "ghost", "nothing uses it any more: shown this once, gone at the next step"),
+        (NEW, "[new]", "new", say(language, "new")),
+        (LEAF_MARK, "[leaf]", "leaf", say(language, "leaf")),
+        (GRAD, "[grad]", "grad", say(language, "grad")),
+        (FREED, f"[{charset.freed}]", "freed", say(language, "freed", by=by)),
+        (NONE_SAVED, "[none saved]", "saved-none", say(language, "none_saved")),
+        (MODIFIED, "[modified]", "modified", say(language, "modified")),
+        (OLD, "(old)", "ghost", say(language, "old")),
+        (DROPPED, "(dropped)", "ghost", say(language, "dropped")),
     ]
     return [(shown, style, text) for key, shown, style, text in table if key in markers]
 
@@ -58,7 +58,7 @@ def legend_lines(
     pad = max((text_width(k[0]) for k in keys), default=0)
     for shown, style, text in keys:
         indent = pad + 4
-        wrapped = textwrap.wrap(text, max(12, width - indent)) or [""]
+        wrapped = wrap_cells(text, max(12, width - indent)) or [""]
         first = "  " + shown + " " * (pad - text_width(shown) + 2)
         lines.append(first + wrapped[0])
         spans.append([(2, 2 + len(shown), style), (len(first), len(first) + len(wrapped[0]), LEGEND_STYLE)])
@@ -66,7 +66,7 @@ def legend_lines(
             lines.append(" " * indent + more)
             spans.append([(indent, indent + len(more), LEGEND_STYLE)])
     for note in notes:
-        for i, part in enumerate(textwrap.wrap(note, max(12, width - 4)) or [""]):
+        for i, part in enumerate(wrap_cells(note, max(12, width - 4)) or [""]):
             line = ("  " if i == 0 else "    ") + part
             lines.append(line)
             spans.append([(len(line) - len(part), len(line), NOTE_STYLE)])

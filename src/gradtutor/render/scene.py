@@ -7,6 +7,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from gradtutor.model import MODULE, OP, SAVED_FREED, STATEMENT, Graph, Node
+from gradtutor.render.words import Locate, say
 from gradtutor.render.canvas import Span
 from gradtutor.render.charset import Charset
 from gradtutor.render.graph_index import GraphIndex, index_graph
@@ -37,8 +38,14 @@ class Scene:
     suffixes: dict[str, str] = field(default_factory=dict)  # id -> " #2" for look-alike nodes
     all_nodes: dict[str, Node] = field(default_factory=dict)  # drawn and folded ones
     show_none_saved: bool = False
+    language: str = "en"
+    locate: Locate | None = None
     _texts: dict[tuple[str, int], NodeText] = field(default_factory=dict)
     _param_texts: dict[tuple[str, int], NodeText] = field(default_factory=dict)
+
+    def say(self, key: str, **fields: object) -> str:
+        """The legend's or a note's words in the drawing's language."""
+        return say(self.language, key, **fields)
 
     def text(self, node_id: str, max_width: int | None = None) -> NodeText:
         """The node's words, cut to ``max_width`` cells (default: the drawing width)."""
@@ -83,19 +90,26 @@ class Scene:
             self._texts = {k: v for k, v in self._texts.items() if k[0] not in changed}
 
 
-def make_scene(graph: Graph, charset: Charset, width: int, current_step: int | None) -> Scene:
+def make_scene(
+    graph: Graph,
+    charset: Charset,
+    width: int,
+    current_step: int | None,
+    language: str = "en",
+    locate: Locate | None = None,
+) -> Scene:
     """Index ``graph`` and settle what is marked: nodes of ``current_step`` as
     new (unless that step built every op or statement in the graph: marking
     everything marks nothing), and "none saved" only when something is freed."""
     if current_step is not None and _all_new(graph, current_step):
         current_step = None  # the step built the whole graph: marking everything marks nothing
-    scene = Scene(graph, index_graph(graph), charset, width, current_step)
+    scene = Scene(graph, index_graph(graph), charset, width, current_step, language=language, locate=locate)
     scene.all_nodes = dict(scene.index.nodes)
     # "Saved nothing" only means something next to nodes whose saves were freed.
     scene.show_none_saved = any(n.saved == SAVED_FREED and not n.dropped for n in graph.nodes)
     modules = [n for n in graph.nodes if n.kind == MODULE and n.detail]
     for m in modules:
-        scene.notes.append(f"{m.label}: {m.detail}, drawn as one node")
+        scene.notes.append(scene.say("module", label=m.label, detail=m.detail))
     return scene
 
 

@@ -303,9 +303,9 @@ class _PartLayout:
         picture.edges = drawn
         for d, srcs in named.items():
             names = ", ".join(self.scene.ref(s) for s in srcs)
-            verb = "feeds" if len(srcs) == 1 else "feed"
+            verb = self.scene.say("feeds_one" if len(srcs) == 1 else "feeds_many")
             consumer = self.text[d].segments[0].text
-            picture.notes.append(f"{names} also {verb} {consumer} (not drawn: the line would cross others)")
+            picture.notes.append(self.scene.say("also_feeds", names=names, verb=verb, consumer=consumer))
         return picture
 
     def _name_cols(self, src: str, dst: str) -> frozenset[int]:

@@ -154,7 +154,7 @@ def layout_vertical(scene: Scene) -> Picture:
     if referenced:
         name = scene.ref(referenced[0])
         picture.keys.append(
-            (f"{scene.charset.ref} {name}", REF_STYLE, f"reads {name}, which is drawn elsewhere in this picture")
+            (f"{scene.charset.ref} {name}", REF_STYLE, scene.say("ref", name=name))
         )
     return picture
 

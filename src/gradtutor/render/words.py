@@ -1,0 +1,78 @@
+"""The words a drawing's legend and notes use, in every language the tutor speaks.
+
+Markers in the picture itself (``[grad]``, ``[✗ freed]``) stay the same in
+every language; what they mean, and the notes under a drawing, are said here.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+# A place in the user's code, worded by the front end: "line 7", "In [3]".
+Locate = Callable[[str, int], str]
+
+WORDS: dict[str, dict[str, str]] = {
+    "en": {
+        "new": "created by this step",
+        "leaf": "a leaf tensor that requires grad: backward fills its .grad",
+        "grad": "its .grad is set",
+        "freed": "its saved tensors were freed by {by}: a second backward through it fails",
+        "freed_by_one": "the backward at {place}",
+        "freed_by_many": "the backwards at {places}",
+        "freed_by_any": "a backward",
+        "none_saved": "it saved no tensors: backward can run through it again",
+        "modified": "a tensor it saved was changed in place: backward through it fails",
+        "old": "the name now means another tensor; this one stays in the graph because a later result uses it",
+        "dropped": "nothing uses it any more: shown this once, gone at the next step",
+        "band": "a line that leaves a band at (a) goes on from (a) in the next band",
+        "ref": "reads {name}, which is drawn elsewhere in this picture",
+        "folded": "folded: {params} parameter{s} {transposes}are listed with the op that uses them",
+        "folded_transposes": "and {n} TBackward0 transpose{s} (drawn as .T) ",
+        "module": "{label}: {detail}, drawn as one node",
+        "also_feeds": "{names} also {verb} {consumer} (not drawn: the line would cross others)",
+        "feeds_one": "feeds",
+        "feeds_many": "feed",
+        "list_wide": "drawn as a list: the picture would not fit in {width} columns",
+        "list_many": "drawn as a list: {count} nodes are more than a picture shows well ({limit})",
+        "empty": "(no autograd graph yet)",
+    },
+    "zh": {
+        "new": "本步新建",
+        "leaf": "需要梯度的叶子张量：反向传播会填写它的 .grad",
+        "grad": "它的 .grad 已有值",
+        "freed": "它保存的张量已被{by}释放：再次经过它的反向传播会失败",
+        "freed_by_one": " {place} 的反向传播",
+        "freed_by_many": " {places} 的反向传播",
+        "freed_by_any": "一次反向传播",
+        "none_saved": "它没有保存张量：反向传播可以再次经过它",
+        "modified": "它保存的张量被原地修改过：经过它的反向传播会失败",
+        "old": "这个名字现在指向另一个张量；这个张量仍在计算图中，因为后面的结果用到了它",
+        "dropped": "已经没有任何东西用到它：只显示这一次，下一步就消失",
+        "band": "在 (a) 处离开一段的线，从下一段的 (a) 处继续",
+        "ref": "读取 {name}，它画在这张图的别处",
+        "folded": "已折叠：{params} 个参数 {transposes}与使用它们的操作列在一起",
+        "folded_transposes": "和 {n} 个 TBackward0 转置（画作 .T）",
+        "module": "{label}：{detail}，画作一个节点",
+        "also_feeds": "{names} 也{verb} {consumer}（未画出：这条线会与其他线交叉）",
+        "feeds_one": "输入",
+        "feeds_many": "输入",
+        "list_wide": "画成列表：这张图在 {width} 列内放不下",
+        "list_many": "画成列表：{count} 个节点太多，图示不清楚（上限 {limit}）",
+        "empty": "（还没有自动求导计算图）",
+    },
+}
+
+
+def say(language: str, key: str, **fields: object) -> str:
+    table = WORDS.get(language, WORDS["en"])
+    return table.get(key, WORDS["en"][key]).format(**fields)
+
+
+def plural(n: int) -> str:
+    return "" if n == 1 else "s"
+
+
+def default_locate(language: str) -> Locate:
+    """Places in a script: "line 7" ("第 7 行")."""
+    word = "第 {line} 行" if language == "zh" else "line {line}"
+    return lambda file, line: word.format(line=line)

@@ -1,0 +1,33 @@
+"""The legend speaks the learner's language and names places the way the front end does."""
+
+from __future__ import annotations
+
+from rich.cells import cell_len
+
+from gradtutor.model import LEAF, SAVED_FREED, STATEMENT, Edge, Graph, Node
+from gradtutor.render import render_graph
+
+
+def freed_graph(file: str = "prog.py") -> Graph:
+    x = Node(id="t1", kind=LEAF, label="x", names=("x",), has_grad=True)
+    y = Node(id="s2", kind=STATEMENT, label="x ** 2", names=("y",), step=2, line=2,
+             saved=SAVED_FREED, freed_by_line=3, freed_by_file=file)
+    return Graph((x, y), (Edge("t1", "s2"),))
+
+
+def test_chinese_legend_wraps_by_display_width():
+    drawing = render_graph(freed_graph(), width=40, language="zh")
+    legend = "\n".join(drawing.legend)
+    assert "它的 .grad 已有值" in legend and "已被 第 3 行 的" in legend
+    assert all(cell_len(line) <= 40 for line in drawing.lines)
+
+
+def test_places_in_the_legend_come_from_the_front_end():
+    drawing = render_graph(freed_graph("<In [3]>"), width=80, locate=lambda file, line: file.strip("<>"))
+    assert any("freed by the backward at In [3]" in line for line in drawing.legend)
+
+
+def test_english_is_the_default():
+    drawing = render_graph(freed_graph(), width=80)
+    assert any("freed by the backward at line 3" in line for line in drawing.legend)
+    assert render_graph(Graph(), language="zh").lines == ("（还没有自动求导计算图）",)
