@@ -252,3 +252,15 @@ def test_no_accumulation_reported_after_zeroing_the_gradient(program):
     """)
     assert events(doc, "grad-accumulated") == []
     assert step_at(doc, 6)["grads"]["x"] == [4.0]
+
+
+def test_an_optimizer_step_is_one_inplace_event_per_module(program):
+    doc = run(program, """
+        import torch
+        model = torch.nn.Linear(3, 2)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        model(torch.ones(3)).sum().backward()
+        opt.step()
+    """)
+    [step] = events(doc, "inplace")
+    assert step == {"kind": "inplace", "line": 5, "name": "model", "op": "add_", "parameters": 2}

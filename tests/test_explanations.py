@@ -23,6 +23,7 @@ SAMPLES = [
     Event.make("detached", 7, name="d", how="data", source="y"),
     Event.make("retain-grad", 8, name="h"),
     Event.make("inplace", 9, name=None, op="add_", version=1),
+    Event.make("inplace", 9, name="model", op="add_", parameters=4),
     Event.make("graph-growth", 10, name="total", nodes=12),
     Event.make("warning", 11, cause="non-leaf-grad", name="y"),
     Event.make("error", 13, cause="second-backward", exception="RuntimeError", message="...", node="n3",
@@ -37,6 +38,11 @@ SAMPLES = [
     Event.make("error", 3, cause="non-scalar-backward", exception="RuntimeError", message="..."),
     Event.make("error", 2, cause="other", exception="ZeroDivisionError", message="division by zero"),
 ]
+
+
+SECOND_BACKWARD = next(e for e in SAMPLES if e.get("cause") == "second-backward" and e.get("node_line"))
+BACKWARD = next(e for e in SAMPLES if e.kind == "backward")
+DETACHED = next(e for e in SAMPLES if e.kind == "detached")
 
 
 def test_samples_cover_every_kind_and_cause():
@@ -59,21 +65,21 @@ def test_every_event_is_explained_without_placeholders(language):
 
 @pytest.mark.parametrize("language, line_word", [("en", "line 7"), ("zh", "第 7 行")])
 def test_second_backward_names_the_node_line_and_the_freeing_backward(language, line_word):
-    text = book_for(language).explain(SAMPLES[13], file="f.py").text
+    text = book_for(language).explain(SECOND_BACKWARD, file="f.py").text
     assert line_word in text and "z = x @ w" in text and "loss.backward()" in text
     assert "retain_graph=True" in text
 
 
 def test_places_are_worded_by_the_front_end():
     locate = lambda file, line: f"In [{line}]"
-    text = book_for("en").explain(SAMPLES[13], file="f.py", locate=locate).text
+    text = book_for("en").explain(SECOND_BACKWARD, file="f.py", locate=locate).text
     assert text.startswith("In [13] ran backward") and "created at In [7]" in text
 
 
 def test_explanations_correct_the_seeds():
-    backward = book_for("en").explain(SAMPLES[3]).more
+    backward = book_for("en").explain(BACKWARD).more
     assert "does NOT keep the graph's buffers after backward" in backward
-    detached = book_for("en").explain(SAMPLES[6]).more
+    detached = book_for("en").explain(DETACHED).more
     assert "Recomputing an expression (y = x ** 2 again) does not detach" in detached
 
 

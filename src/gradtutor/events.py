@@ -115,9 +115,23 @@ def detect_events(
         elif isinstance(rec, WarningRecord):
             events.append(Event.make("warning", rec_line, cause=rec.cause, name=name_of(rec.ref)))
         elif isinstance(rec, InplaceRecord):
-            events.append(
-                Event.make("inplace", rec_line, name=name_of(rec.ref), op=rec.op, version=rec.version)
-            )
+            name = name_of(rec.ref)
+            target = rec.ref()
+            if name is None and target is not None:
+                if params is None:
+                    params = _param_paths(namespace)
+                if id(target) in params:
+                    # An optimizer step changes every parameter: one event per module.
+                    module = params[id(target)][0]
+                    count = sum(
+                        1
+                        for r in records
+                        if isinstance(r, InplaceRecord) and (t := r.ref()) is not None
+                        and params.get(id(t), ("",))[0] == module
+                    )
+                    events.append(Event.make("inplace", rec_line, name=module, op=rec.op, parameters=count))
+                    continue
+            events.append(Event.make("inplace", rec_line, name=name, op=rec.op, version=rec.version))
 
     events.extend(_name_events(line, iteration, namespace, tracker, snapshot))
 

@@ -30,6 +30,7 @@ EXPLANATION_KEYS: tuple[str, ...] = (
     "backward/retain-graph",
     "detached/no_grad",
     "detached/data",
+    "inplace/parameters",
     *(f"error/{c}" for c in ERROR_CAUSES),
     *(f"warning/{c}" for c in WARNING_CAUSES),
 )
@@ -56,6 +57,8 @@ def explanation_key(event: Event) -> str:
         return "name-rebound/old-in-graph"
     if event.kind == "backward" and event.get("retain_graph"):
         return "backward/retain-graph"
+    if event.kind == "inplace" and event.get("parameters"):
+        return "inplace/parameters"
     if event.kind == "detached" and event.get("how") in ("no_grad", "data"):
         return f"detached/{event.get('how')}"
     return event.kind

@@ -50,7 +50,7 @@ EVENT_FIELDS: Mapping[str, tuple[str, ...]] = {
     "grad-accumulated": ("name", "parameters"),
     "detached": ("name", "how", "source"),
     "retain-grad": ("name",),
-    "inplace": ("name", "op", "version"),
+    "inplace": ("name", "op", "version", "parameters"),
     "graph-growth": ("name", "nodes"),
     "warning": ("cause", "name"),
     "error": ("cause", "exception", "name", "node_op", "node_line", "freed_by_line", "modified_at_line", "modified_op"),

@@ -120,7 +120,9 @@ def step_header(step: Step, *, ascii: bool) -> Text:
     if step.iteration > 1:
         where += f", run {step.iteration}"
     rule = "--" if ascii else "──"
-    return Text.assemble((f"{rule} {where} ", "bold blue"), (first + (" …" if rest else ""), "bold"))
+    header = Text.assemble((f"{rule} {where} ", "bold blue"), (first + (" …" if rest else ""), "bold"))
+    header.no_wrap, header.overflow = True, "ellipsis"  # one line, cut to the width
+    return header
 
 
 def hidden_note(count: int) -> Text:
