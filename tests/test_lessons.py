@@ -19,7 +19,7 @@ from prompt_toolkit.output import DummyOutput
 
 from gradtutor.cli import main
 from gradtutor.environment import Environment
-from gradtutor.explain import make_console
+from gradtutor.environment import make_console
 from gradtutor.lesson_catalog import Catalog
 from gradtutor.lesson_checks import event_matches, run_check
 from gradtutor.lesson_format import Check

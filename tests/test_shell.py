@@ -12,7 +12,7 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
 from gradtutor.environment import Environment
-from gradtutor.explain import make_console
+from gradtutor.environment import make_console
 from gradtutor.shell import InteractiveShell, NamespaceCompleter, piped_inputs, run_piped
 from gradtutor.shell_session import ShellSession, ShellSettings, is_complete, next_indent
 

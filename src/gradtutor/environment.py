@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import sys
 from dataclasses import dataclass, field
-from typing import IO, Mapping
+from typing import IO, Any, Mapping
 
 
 @dataclass
@@ -71,3 +71,21 @@ def language_from(env: Mapping[str, str]) -> str:
         if value:
             return "zh" if value.lower().startswith("zh") else "en"
     return "en"
+
+
+def make_console(env: Environment, *, width: int, plain: bool) -> Any:
+    """The rich console front ends print to: colour only on a terminal, never
+    with --plain or NO_COLOR."""
+    from rich.console import Console
+
+    color = env.color and not plain
+    return Console(
+        file=env.stdout,
+        width=width,
+        color_system="auto" if color else None,
+        force_terminal=color or None,
+        no_color=not color,
+        highlight=False,
+        emoji=False,
+        soft_wrap=False,
+    )

@@ -10,11 +10,14 @@ import sys
 import tokenize
 from contextlib import contextmanager
 from types import CodeType
-from typing import Any, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from gradtutor.environment import Environment
 from gradtutor.errors import ExitStatus, UsageError
 from gradtutor.model import LEVEL_OPS, LEVEL_STATEMENTS, Step
+
+if TYPE_CHECKING:
+    from gradtutor.engine import RunResult
 
 
 class ProgramSyntaxError(UsageError):
@@ -69,56 +72,36 @@ def _as_main_program(path: str, args: list[str]) -> Iterator[None]:
             sys.path[0] = old_path0
 
 
-def make_console(env: Environment, *, width: int, plain: bool) -> Any:
-    """The rich console front ends print to: colour only on a terminal, never
-    with --plain or NO_COLOR."""
-    from rich.console import Console
-
-    color = env.color and not plain
-    return Console(
-        file=env.stdout,
-        width=width,
-        color_system="auto" if color else None,
-        force_terminal=color or None,
-        no_color=not color,
-        highlight=False,
-        emoji=False,
-        soft_wrap=False,
-    )
-
-
 def run_explain(args: argparse.Namespace, env: Environment | None = None) -> int:
     env = env or Environment.from_process()
     source, code = read_program(args.file)
     level = LEVEL_OPS if args.level == "ops" else LEVEL_STATEMENTS
-    namespace: dict[str, Any] = {
-        "__name__": "__main__",
-        "__file__": args.file,
-        "__doc__": None,
-        "__package__": None,
-        "__spec__": None,
-        "__loader__": None,
-        "__cached__": None,
-    }
+
+    def run(**engine_options: Any) -> RunResult:
+        """Run the script as python would, in a fresh ``__main__`` namespace."""
+        from gradtutor.engine import Engine
+
+        namespace: dict[str, Any] = {
+            "__name__": "__main__",
+            "__file__": args.file,
+            "__doc__": None,
+            "__package__": None,
+            "__spec__": None,
+            "__loader__": None,
+            "__cached__": None,
+        }
+        engine = Engine(namespace, max_iterations=args.max_iterations, **engine_options)
+        engine.add_source(args.file, source)
+        with _as_main_program(args.file, list(args.args)):
+            return engine.run_code(code)
+
     if args.format == "json":
-        return _explain_json(args, env, source, code, namespace, level)
-    return _explain_text(args, env, source, code, namespace, level)
+        return _explain_json(args, env, run, level)
+    return _explain_text(args, env, run, level)
 
 
-def _explain_json(
-    args: argparse.Namespace,
-    env: Environment,
-    source: str,
-    code: CodeType,
-    namespace: dict[str, Any],
-    level: str,
-) -> int:
-    from gradtutor.engine import Engine
-
-    engine = Engine(namespace, max_iterations=args.max_iterations, capture_output=True)
-    engine.add_source(args.file, source)
-    with _as_main_program(args.file, list(args.args)):
-        result = engine.run_code(code)
+def _explain_json(args: argparse.Namespace, env: Environment, run: Callable[..., RunResult], level: str) -> int:
+    result = run(capture_output=True)
     doc: dict[str, Any] = {
         "file": args.file,
         "level": level,
@@ -145,15 +128,7 @@ def _json_default(value: Any) -> Any:
     return repr(value)
 
 
-def _explain_text(
-    args: argparse.Namespace,
-    env: Environment,
-    source: str,
-    code: CodeType,
-    namespace: dict[str, Any],
-    level: str,
-) -> int:
-    from gradtutor.engine import Engine
+def _explain_text(args: argparse.Namespace, env: Environment, run: Callable[..., RunResult], level: str) -> int:
     from gradtutor.explanations import book_for
     from gradtutor.narrate import NarrationOptions, Narrator
 
@@ -169,12 +144,12 @@ def _explain_text(
             console.print(renderable)
         env.stdout.flush()
 
-    engine = Engine(namespace, on_step=on_step, max_iterations=args.max_iterations)
-    engine.add_source(args.file, source)
-    with _as_main_program(args.file, list(args.args)):
-        result = engine.run_code(code)
+    result = run(on_step=on_step)
     if result.hidden_steps:
-        console.print(f"({result.hidden_steps} loop steps without events were not shown; --max-iterations N shows more)", style="dim")
+        console.print(
+            f"({result.hidden_steps} loop steps without events were not shown; --max-iterations N shows more)",
+            style="dim",
+        )
     if result.traceback:
         env.stdout.flush()
         env.stderr.write(result.traceback)

@@ -10,7 +10,7 @@ from rich.text import Text
 
 from gradtutor.environment import Environment
 from gradtutor.errors import ExitStatus, LessonError, UsageError
-from gradtutor.explain import make_console
+from gradtutor.environment import make_console
 from gradtutor.explanations import LANGUAGES
 
 

@@ -21,7 +21,7 @@ from rich.console import Console
 from rich.text import Text
 
 from gradtutor.environment import Environment
-from gradtutor.explain import make_console
+from gradtutor.environment import make_console
 from gradtutor.model import LEVEL_OPS, LEVEL_STATEMENTS
 from gradtutor.shell_session import (
     Reply,
