@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from types import CodeType
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
-from gradtutor.environment import Environment
+from gradtutor.environment import Environment, make_console
 from gradtutor.errors import ExitStatus, UsageError
 from gradtutor.model import LEVEL_OPS, LEVEL_STATEMENTS, Step
 
