@@ -25,7 +25,7 @@ from gradtutor.lesson_catalog import Entry
 from gradtutor.lesson_checks import any_event_matches, run_checks
 from gradtutor.lesson_format import Step as LessonStep
 from gradtutor.model import Event, Step
-from gradtutor.narrate import Wrapped, indented
+from gradtutor.narrate import Verbatim, Wrapped, indented
 from gradtutor.progress import ProgressStore
 
 if TYPE_CHECKING:
@@ -72,7 +72,7 @@ class LessonRun:
         return [indented(Wrapped(f"{i}. {self.t(c.text)}"), 2) for i, c in enumerate(step.choices, 1)]
 
     def _code(self, code: str) -> RenderableType:
-        return indented(Text(code.rstrip("\n"), "cyan", no_wrap=True, overflow="ignore"), 2)
+        return indented(Verbatim(code.rstrip("\n"), "cyan"), 2)
 
     # ---- flow ----------------------------------------------------------------------
     def start(self) -> list[RenderableType]:

@@ -63,6 +63,26 @@ class Indented:
             yield newline
 
 
+class Verbatim:
+    """Text printed line by line as it is: rich neither wraps nor crops it (a
+    traceback, a program's output, code); a long line wraps in the terminal.
+    ``prefix`` is put before the first line in its own style (``Out[3]: ``)."""
+
+    def __init__(self, text: str, style: str = "", prefix: str = "", prefix_style: str = "") -> None:
+        self.text = text
+        self.style = style
+        self.prefix = prefix
+        self.prefix_style = prefix_style
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        style = console.get_style(self.style) if self.style else None
+        if self.prefix:
+            yield Segment(self.prefix, console.get_style(self.prefix_style) if self.prefix_style else None)
+        for line in self.text.split("\n"):
+            yield Segment(line, style)
+            yield Segment.line()
+
+
 class Wrapped:
     """Prose wrapped to the width it is given, CJK included."""
 
@@ -71,8 +91,7 @@ class Wrapped:
         self.style = style
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        for line in wrap_cells(self.text, max(10, options.max_width)):
-            yield Text(line, self.style, no_wrap=True, overflow="ignore")
+        yield Verbatim("\n".join(wrap_cells(self.text, max(10, options.max_width))), self.style)
 
 
 def indented(renderable: RenderableType, by: int = INDENT) -> Indented:

@@ -34,6 +34,7 @@ from gradtutor.model import LEVEL_OPS, LEVEL_STATEMENTS, Event, Step, is_routine
 from gradtutor.narrate import (
     NarrationOptions,
     Narrator,
+    Verbatim,
     Wrapped,
     event_renderable,
     graph_renderable,
@@ -280,9 +281,7 @@ class ShellSession:
             return Reply(exit_code=result.exit_code, steps=result.steps)
         out: list[RenderableType] = []
         if result.has_value:
-            out_text = Text.assemble((f"Out[{self.counter}]: ", "bold red"), _safe_repr(result.value))
-            out_text.no_wrap, out_text.overflow = True, "ignore"
-            out.append(out_text)
+            out.append(Verbatim(_safe_repr(result.value), prefix=f"Out[{self.counter}]: ", prefix_style="bold red"))
         if result.exception is not None:
             short = engine_traceback(result.exception)
             out.append(_verbatim(short.rstrip("\n"), "red"))
@@ -452,9 +451,8 @@ def engine_traceback(exc: BaseException) -> str:
     return format_user_traceback(exc, only=lambda filename: filename.startswith(CELL_PREFIX))
 
 
-def _verbatim(text: str, style: str = "") -> Text:
-    """Text printed as is: the terminal wraps long lines, rich does not."""
-    return Text(text, style, no_wrap=True, overflow="ignore")
+def _verbatim(text: str, style: str = "") -> Verbatim:
+    return Verbatim(text, style)
 
 
 def _safe_repr(value: Any) -> str:
