@@ -148,3 +148,53 @@ def test_engine_restores_trace_and_torch_function_mode():
     run_source("import torch\nx = torch.ones(1, requires_grad=True) * 2\n")
     assert sys.gettrace() is before
     assert not torch._C._is_torch_function_mode_enabled()
+
+
+def test_a_named_module_is_one_statement_node_with_its_parameter_count(program):
+    doc = explain_json(program("""
+        import torch
+        model = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.ReLU(), torch.nn.Linear(8, 1))
+        out = model(torch.ones(4)).sum()
+    """))
+    graph = doc["steps"][-1]["graph"]
+    [module] = [n for n in graph["nodes"] if n["kind"] == "module"]
+    assert module["label"] == "model" and module["detail"] == "49 parameters"
+    assert not [n for n in graph["nodes"] if n["kind"] == "leaf"]  # the parameters are inside it
+    [stmt] = [n for n in graph["nodes"] if n["kind"] == "statement"]
+    assert ["m:model", stmt["id"]] in graph["edges"]
+
+
+def test_saved_state_agrees_with_torch():
+    """Torch is the oracle: a node the snapshot calls freed really refuses its saved tensors."""
+    from gradtutor.autograd_graph import iter_nodes, read_saved_state
+
+    source = "\n".join([
+        "import torch",
+        "x = torch.ones(3, requires_grad=True)",
+        "a = x.exp()",
+        "b = (a * x).sum()",
+        "c = (x + 1).sum()",
+        "b.backward()",
+    ]) + "\n"
+    engine, result = run_source(source)
+    ns = engine.namespace
+    tags = {}
+    for fn in iter_nodes([ns["b"].grad_fn, ns["c"].grad_fn]):
+        tag = engine.registry.tag_of(fn)
+        tags[tag.node_id] = (tag.saved, read_saved_state(fn, tag.saved_attrs))
+    ops = {n.id: n.saved for n in result.steps[-1].snapshot.ops.nodes if n.kind == "op"}
+    assert {k: v[0] for k, v in tags.items()} == ops
+    assert all(ours == torch_says for ours, torch_says in tags.values())
+    # exp and mul saved tensors (freed by b.backward()); sum and add saved none.
+    assert sorted(ops.values()) == ["freed", "freed", "none", "none", "none"]
+
+
+def test_no_color_and_plain_output():
+    import io
+
+    from gradtutor.environment import Environment
+
+    env = Environment.from_process({"NO_COLOR": "1", "TERM": "xterm-256color"})
+    assert env.color is False
+    assert Environment.from_process({"LANG": "zh_CN.UTF-8"}).language == "zh"
+    assert Environment.from_process({"LC_ALL": "en_US.UTF-8", "LANG": "zh_CN.UTF-8"}).language == "en"
