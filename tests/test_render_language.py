@@ -31,3 +31,12 @@ def test_english_is_the_default():
     drawing = render_graph(freed_graph(), width=80)
     assert any("freed by the backward at line 3" in line for line in drawing.legend)
     assert render_graph(Graph(), language="zh").lines == ("（还没有自动求导计算图）",)
+
+
+def test_a_legend_can_leave_out_what_the_reader_was_told_already():
+    full = render_graph(freed_graph(), width=80)
+    assert full.keys == ("[grad]", "[✗ freed]")
+    shorter = render_graph(freed_graph(), width=80, omit_keys=frozenset({"[grad]"}))
+    assert shorter.keys == ("[✗ freed]",)
+    assert not any("its .grad is set" in line for line in shorter.legend)
+    assert shorter.picture == full.picture

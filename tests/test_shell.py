@@ -179,3 +179,10 @@ def test_piped_session_prints_prompts_and_replies(tmp_path, capsys):
     assert "In [1]: x = torch.ones(2, requires_grad=True)\n   • x names a tensor" in out
     assert "In [2]: print('hi')" in out
     assert capsys.readouterr().out == "hi\n"
+
+
+def test_each_marker_is_explained_the_first_time_it_is_drawn(tmp_path):
+    keys = ENTER.join(["a = torch.ones(2, requires_grad=True)", "b = torch.ones(2, requires_grad=True)", ":graph"])
+    _, out, _ = drive(keys + ENTER + CTRL_D, tmp_path)
+    leaf_meaning = "a leaf tensor that requires grad: backward fills its .grad"
+    assert out.count(leaf_meaning) == 2  # In [1]'s drawing, then :graph (which always explains everything)

@@ -119,7 +119,11 @@ def event_renderable(
     return Group(title, indented(Wrapped(explanation.text), 2))
 
 
-def graph_renderable(snapshot: Snapshot, options: NarrationOptions, level: str | None = None) -> RenderableType:
+def graph_renderable(
+    snapshot: Snapshot, options: NarrationOptions, level: str | None = None, explained: set[str] | None = None
+) -> RenderableType:
+    """The graph drawing. ``explained``: legend keys shown before, left out this
+    time (a marker is explained the first time it appears); updated."""
     drawing = render_snapshot(
         snapshot,
         width=max(20, options.width - INDENT),
@@ -127,8 +131,16 @@ def graph_renderable(snapshot: Snapshot, options: NarrationOptions, level: str |
         level=level or options.level,
         language=options.language,
         locate=options.locate,
+        omit_keys=frozenset(explained or ()),
     )
+    if explained is not None:
+        explained.update(key for key in drawing.keys if not _names_a_place(key))
     return indented(GraphView(drawing))
+
+
+def _names_a_place(key: str) -> bool:
+    # "[✗ freed]" names the backward that freed it: worth saying each time.
+    return "freed" in key
 
 
 def step_header(step: Step, *, ascii: bool) -> Text:
@@ -157,6 +169,7 @@ class Narrator:
         self.options = options
         self.locate = locate
         self.last_drawn: Graph | None = None
+        self.explained: set[str] = set()  # legend keys shown already
 
     def events(self, step: Step) -> list[RenderableType]:
         return [
@@ -169,7 +182,7 @@ class Narrator:
         changed = graph != self.last_drawn
         self.last_drawn = graph
         if self.options.show_graph and graph.nodes and changed:
-            return [graph_renderable(snapshot, self.options)]
+            return [graph_renderable(snapshot, self.options, explained=self.explained)]
         return []
 
     def step(self, step: Step) -> list[RenderableType]:

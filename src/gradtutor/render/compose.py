@@ -42,13 +42,16 @@ def render_graph(
     view: str | None = None,
     language: str = "en",
     locate: Locate | None = None,
+    omit_keys: frozenset[str] = frozenset(),
 ) -> Drawing:
     """Draw ``graph`` in at most ``width`` display cells per line. Pure: same
     graph and options, same Drawing. ``current_step`` marks the nodes that
     step created as new. ``charset`` is "unicode" or "ascii". ``view`` None
     picks the view as the module docstring says; "vertical" asks for the list.
     ``language`` is the legend's; ``locate(file, line)`` words the places it
-    names ("line 10"; the shell says "In [7]")."""
+    names ("line 10"; the shell says "In [7]"). ``omit_keys``: markers (as
+    drawn, ``[grad]``) the reader has been told about already; the legend
+    leaves them out."""
     cs = get_charset(charset)
     if level not in (LEVEL_STATEMENTS, LEVEL_OPS):
         raise ValueError(f"level must be {LEVEL_STATEMENTS!r} or {LEVEL_OPS!r}, not {level!r}")
@@ -65,7 +68,7 @@ def render_graph(
         picture = _ops_picture(scene)
     else:
         picture = _statements_picture(scene)
-    return _finish(picture, scene)
+    return _finish(picture, scene, omit_keys)
 
 
 def render_snapshot(
@@ -76,6 +79,7 @@ def render_snapshot(
     level: str = LEVEL_STATEMENTS,
     language: str = "en",
     locate: Locate | None = None,
+    omit_keys: frozenset[str] = frozenset(),
 ) -> Drawing:
     """``render_graph`` of the snapshot's graph at ``level``, new = this step's nodes."""
     return render_graph(
@@ -86,6 +90,7 @@ def render_snapshot(
         level=level,
         language=language,
         locate=locate,
+        omit_keys=omit_keys,
     )
 
 
@@ -113,7 +118,7 @@ def _ops_picture(scene: Scene) -> Picture:
     return picture
 
 
-def _finish(picture: Picture, scene: Scene) -> Drawing:
+def _finish(picture: Picture, scene: Scene, omit_keys: frozenset[str] = frozenset()) -> Drawing:
     freed = sorted(
         {
             (n.freed_by_file or "", n.freed_by_line)
@@ -125,6 +130,7 @@ def _finish(picture: Picture, scene: Scene) -> Drawing:
     locate = scene.locate or default_locate(scene.language)
     places = [locate(file, line) for file, line in freed]
     keys = marker_keys(picture.markers, scene.charset, places, scene.language) + picture.keys
+    keys = [key for key in keys if key[0] not in omit_keys]
     legend, legend_spans = legend_lines(keys, scene.notes + picture.notes, scene.width)
     lines = list(picture.lines)
     spans = [list(s) for s in picture.spans]
@@ -142,6 +148,7 @@ def _finish(picture: Picture, scene: Scene) -> Drawing:
         width=scene.width,
         anchors=anchors,
         edges=edges,
+        keys=tuple(key[0] for key in keys),
     )
 
 

@@ -27,7 +27,8 @@ class Drawing:
     where each node's words are, in character offsets of that line (each
     node is drawn exactly once; with markers under a label, the label only);
     ``edges`` gives ``(src, dst, how)`` for every edge, ``how`` one of
-    "line", "name", "folded"."""
+    "line", "name", "folded". ``keys``: the markers the legend explains, as
+    drawn (``[grad]``), so a front end can leave them out of later legends."""
 
     lines: tuple[str, ...]
     spans: tuple[tuple[Span, ...], ...]
@@ -36,6 +37,7 @@ class Drawing:
     width: int = 80
     anchors: tuple[tuple[str, int, int, int], ...] = ()
     edges: tuple[tuple[str, str, str], ...] = ()
+    keys: tuple[str, ...] = ()
 
     @property
     def picture(self) -> tuple[str, ...]:
