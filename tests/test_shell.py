@@ -186,3 +186,30 @@ def test_each_marker_is_explained_the_first_time_it_is_drawn(tmp_path):
     _, out, _ = drive(keys + ENTER + CTRL_D, tmp_path)
     leaf_meaning = "a leaf tensor that requires grad: backward fills its .grad"
     assert out.count(leaf_meaning) == 2  # In [1]'s drawing, then :graph (which always explains everything)
+
+
+def test_ctrl_r_searches_history_and_suggestions_come_from_history(tmp_path):
+    drive("searched_name = 41" + ENTER + CTRL_D, tmp_path)
+    # Ctrl-R, type part of an old line, Enter ends the search, Enter runs the line found.
+    _, _, session = drive("\x12" + "searched" + ENTER + ENTER + CTRL_D, tmp_path)
+    assert session.history == ["searched_name = 41"] and session.namespace["searched_name"] == 41
+    # Suggestions come from the same history (prompt_toolkit computes them in the
+    # background, so the test asks the suggester directly rather than racing it).
+    from prompt_toolkit.auto_suggest import AutoSuggestFromHistory
+    from prompt_toolkit.buffer import Buffer
+    from prompt_toolkit.document import Document
+
+    env = make_env(tmp_path)
+    with create_pipe_input() as inp, create_app_session(input=inp, output=DummyOutput()):
+        prompt, _ = InteractiveShell(session, make_console(env, width=80, plain=True), env)._prompt_session()
+    assert isinstance(prompt.auto_suggest, AutoSuggestFromHistory)
+    import asyncio
+
+    async def load() -> None:
+        async for _ in prompt.history.load():
+            pass
+
+    asyncio.run(load())
+    buffer = Buffer(history=prompt.history)
+    suggestion = prompt.auto_suggest.get_suggestion(buffer, Document("searched_n"))
+    assert suggestion is not None and suggestion.text == "ame = 41"

@@ -209,6 +209,7 @@ class InteractiveShell:
         from prompt_toolkit import PromptSession
         from prompt_toolkit.auto_suggest import AutoSuggestFromHistory
         from prompt_toolkit.completion import Completer, Completion
+        from prompt_toolkit.filters import is_searching
         from prompt_toolkit.history import FileHistory, InMemoryHistory
         from prompt_toolkit.key_binding import KeyBindings
         from prompt_toolkit.lexers import PygmentsLexer
@@ -224,11 +225,12 @@ class InteractiveShell:
                     yield Completion(match, start_position=-len(token))
 
         keys = KeyBindings()
+        editing = ~is_searching  # during Ctrl-R, Enter and Tab keep their search meaning
 
         # Ctrl-J too: an Enter typed ahead, while the terminal was not yet in
         # raw mode, arrives as a newline character.
-        @keys.add("enter")
-        @keys.add("c-j")
+        @keys.add("enter", filter=editing)
+        @keys.add("c-j", filter=editing)
         def _enter(event: Any) -> None:
             buffer = event.current_buffer
             if buffer.complete_state is not None and buffer.complete_state.current_completion:
@@ -239,7 +241,7 @@ class InteractiveShell:
             else:
                 buffer.insert_text("\n" + next_indent(buffer.document.text_before_cursor))
 
-        @keys.add("tab")
+        @keys.add("tab", filter=editing)
         def _tab(event: Any) -> None:
             # Completes at once when the answer is clear (one match, or a longer
             # common prefix); otherwise opens the menu. At the start of a
@@ -257,7 +259,7 @@ class InteractiveShell:
             elif len(found) > 1:
                 buffer.start_completion(select_first=False)
 
-        @keys.add("escape", "enter")
+        @keys.add("escape", "enter", filter=editing)
         def _newline(event: Any) -> None:
             buffer = event.current_buffer
             buffer.insert_text("\n" + next_indent(buffer.document.text_before_cursor))
