@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 import torch
 
 from conftest import events, explain_json
@@ -198,3 +199,74 @@ def test_no_color_and_plain_output():
     assert env.color is False
     assert Environment.from_process({"LANG": "zh_CN.UTF-8"}).language == "zh"
     assert Environment.from_process({"LC_ALL": "en_US.UTF-8", "LANG": "zh_CN.UTF-8"}).language == "en"
+
+
+ORACLE_PROGRAMS = {
+    "all": "a = x.exp()\nb = (a * x).sum()\nb.backward()\n",
+    "grad-partial": "h = x.exp()\nk = y.sin()\nout = (h * k).sum()\ng, = torch.autograd.grad(out, [y])\n",
+    "grad-nonleaf-input": "h = x.exp()\nk = h.cos()\nout = (k * y).sum()\ng, = torch.autograd.grad(out, [h])\n",
+    "backward-inputs": "h = x.exp()\nk = y.sin()\nout = (h * k).sum()\nout.backward(inputs=[x])\n",
+    "failed-second": "h = x.exp()\nout = (h * h).sum()\nout.backward()\nout2 = (out * y.sum()).sin()\ntry:\n    out2.backward()\nexcept RuntimeError:\n    pass\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(ORACLE_PROGRAMS))
+def test_freed_state_is_inferred_as_torch_has_it(name):
+    """The tutor works out which nodes a backward freed without unpacking them;
+    torch, asked afterwards, must agree."""
+    from gradtutor.autograd_graph import iter_nodes, read_saved_state
+
+    source = "import torch\nx = torch.ones(3, requires_grad=True)\ny = torch.ones(3, requires_grad=True)\n"
+    engine, result = run_source(source + ORACLE_PROGRAMS[name])
+    assert result.exception is None
+    roots = [v.grad_fn for v in engine.namespace.values() if isinstance(v, torch.Tensor) and v.grad_fn is not None]
+    checked = 0
+    for fn in iter_nodes(roots):
+        tag = engine.registry.tag_of(fn)
+        if tag is not None and tag.saved_attrs:
+            assert tag.saved == read_saved_state(fn, tag.saved_attrs), (name, tag.op)
+            checked += 1
+    assert checked >= 2
+
+
+def test_custom_function_and_saved_tensor_hooks_run_as_often_as_without_the_tutor(program):
+    path = program("""
+        import torch
+
+        class Square(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, a):
+                ctx.save_for_backward(a)
+                return a * a
+
+            @staticmethod
+            def backward(ctx, grad):
+                (a,) = ctx.saved_tensors
+                return 2 * a * grad
+
+        calls = []
+
+        def pack(t):
+            calls.append("pack")
+            return t
+
+        def unpack(t):
+            calls.append("unpack")
+            return t
+
+        x = torch.tensor([1.0, 2.0], requires_grad=True)
+        y = torch.tensor([3.0], requires_grad=True)
+        with torch.autograd.graph.saved_tensors_hooks(pack, unpack):
+            out = (Square.apply(x).sum() * y.exp()).sum()
+        g, = torch.autograd.grad(out, [y])
+        print(calls.count("pack"), calls.count("unpack"), g.tolist())
+        Square.apply(x).sum().backward()
+        print(x.grad.tolist())
+    """)
+    import subprocess
+    import sys
+
+    plain = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=120)
+    doc = explain_json(path)
+    assert doc["exception"] is None
+    assert "".join(s["output"] for s in doc["steps"]) == plain.stdout

@@ -127,14 +127,23 @@ _saved_attrs_by_class: dict[type, tuple[str, ...]] = {}
 
 
 def _saved_tensor_attrs(node: Any) -> tuple[str, ...]:
-    """Names of the ``_saved_*`` attributes that hold tensors (cached per node class)."""
+    """Names of the ``_saved_*`` attributes that hold tensors (cached per node class).
+
+    A custom ``autograd.Function`` node has ``_raw_saved_tensors`` but its
+    readable twin is ``saved_tensors``; both spellings are looked for.
+    """
     cls = type(node)
     attrs = _saved_attrs_by_class.get(cls)
     if attrs is None:
-        attrs = tuple(
-            "_saved_" + a[len("_raw_saved_") :] for a in dir(cls) if a.startswith("_raw_saved_")
-        )
-        _saved_attrs_by_class[cls] = attrs
+        names = set(dir(cls))
+        found = []
+        for raw in sorted(a for a in names if a.startswith("_raw_saved_")):
+            stem = raw[len("_raw_saved_") :]
+            for readable in ("_saved_" + stem, "saved_" + stem):
+                if readable in names:
+                    found.append(readable)
+                    break
+        attrs = _saved_attrs_by_class[cls] = tuple(found)
     return attrs
 
 
@@ -150,13 +159,12 @@ def read_saved_state(node: Any, attrs: tuple[str, ...]) -> str:
     for attr in attrs:
         try:
             getattr(node, attr)
-        except RuntimeError as exc:
+        except Exception as exc:  # whatever reading says, it is an answer, not our crash
             text = str(exc)
             if FREED_MESSAGE in text or FREED_MESSAGE_ALT in text:
                 return SAVED_FREED
             if INPLACE_MESSAGE in text:
                 return SAVED_MODIFIED
-            raise
     return SAVED_PRESENT
 
 
@@ -311,23 +319,39 @@ class TagRegistry:
             return tag
         return self.leaf_tag(tensor)
 
-    def mark_freed(self, grad_fns: Iterable[Any], by: Origin) -> int:
-        """After a backward: re-read saved state of reachable nodes; return how many it freed.
+    def mark_freed(
+        self,
+        grad_fns: Iterable[Any],
+        by: Origin,
+        *,
+        inputs: Iterable[Any] = (),
+        stopped_at: NodeTag | None = None,
+    ) -> int:
+        """After a backward without retain_graph: mark the nodes it ran as freed;
+        return how many it freed.
 
-        A node counts as freed by this call when its tag said its buffers were
-        present and torch now refuses to hand them out.
+        Which nodes ran is worked out, not read back: reading a saved tensor
+        would unpack it, which can run the user's saved-tensor hooks or a
+        checkpoint's forward again. Autograd runs every node reachable from
+        the roots, or with ``inputs`` only those on a path to one of them;
+        a backward that failed at ``stopped_at`` ran only the nodes it runs
+        first (higher sequence numbers). Tests check this against torch.
         """
+        nodes = list(iter_nodes(grad_fns))
+        targets = {id(t) for t in inputs}
+        ran = _nodes_leading_to(nodes, targets) if targets else {id(n) for n in nodes}
         freed = 0
-        for node in iter_nodes(grad_fns):
+        for node in nodes:
             tag = node.metadata.get(self.key)
             if tag is None:
                 tag = self.tag_graph(node, UNKNOWN_ORIGIN)
-            if tag.saved != SAVED_PRESENT:
+            if tag.saved != SAVED_PRESENT or id(node) not in ran:
                 continue
-            if read_saved_state(node, tag.saved_attrs) == SAVED_FREED:
-                tag.saved = SAVED_FREED
-                tag.freed_by = by
-                freed += 1
+            if stopped_at is not None and tag.sequence_nr <= stopped_at.sequence_nr:
+                continue
+            tag.saved = SAVED_FREED
+            tag.freed_by = by
+            freed += 1
         return freed
 
     def first_failing_node(
@@ -358,7 +382,7 @@ class TagRegistry:
 _ACCUMULATE = getattr(torch._C._functions, "AccumulateGrad")
 
 
-def _is_accumulate(node: Any) -> bool:
+def is_accumulate(node: Any) -> bool:
     return type(node) is _ACCUMULATE
 
 
@@ -373,8 +397,33 @@ def iter_nodes(grad_fns: Iterable[Any]) -> Iterator[Any]:
         seen.add(id(node))
         yield node
         for child, _ in node.next_functions:
-            if child is not None and not _is_accumulate(child) and id(child) not in seen:
+            if child is not None and not is_accumulate(child) and id(child) not in seen:
                 stack.append(child)
+
+
+def _nodes_leading_to(nodes: list[Any], targets: set[int]) -> set[int]:
+    """ids of the nodes with a path to a target (a grad_fn or an AccumulateGrad,
+    given by id) through their inputs. A target itself does not count: the
+    gradient of a non-leaf input is caught before its grad_fn would run."""
+    leads: dict[int, bool] = {}
+
+    def visit(start: Any) -> bool:
+        # Iterative post-order: a node leads to a target if a child is one or leads to one.
+        stack: list[tuple[Any, bool]] = [(start, False)]
+        while stack:
+            node, done = stack.pop()
+            key = id(node)
+            if key in leads and not done:
+                continue
+            children = [c for c, _ in node.next_functions if c is not None]
+            if not done:
+                stack.append((node, True))
+                stack.extend((c, False) for c in children if id(c) not in leads)
+                continue
+            leads[key] = any(id(c) in targets or leads.get(id(c), False) for c in children)
+        return leads[id(start)]
+
+    return {id(n) for n in nodes if visit(n)}
 
 
 def reachable_leaves(grad_fns: Iterable[Any]) -> list[torch.Tensor]:
@@ -382,7 +431,7 @@ def reachable_leaves(grad_fns: Iterable[Any]) -> list[torch.Tensor]:
     leaves: dict[int, torch.Tensor] = {}
     for node in iter_nodes(grad_fns):
         for child, _ in node.next_functions:
-            if child is not None and _is_accumulate(child):
+            if child is not None and is_accumulate(child):
                 leaves[id(child.variable)] = child.variable
     return list(leaves.values())
 

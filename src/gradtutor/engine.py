@@ -18,7 +18,7 @@ import io
 import linecache
 import sys
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import CodeType, FrameType
 from typing import Any, Callable, Iterator
 from contextlib import contextmanager
@@ -109,6 +109,7 @@ class Engine:
         self._hidden_total = 0
         self.last_value: Any = None
         self._displayed: list[Any] = []
+        self.internal_errors: list[str] = []  # the tutor's own failures while tracing
 
     # ---- sources ------------------------------------------------------------
     def add_source(self, filename: str, source: str, tree: ast.Module | None = None) -> None:
@@ -173,6 +174,9 @@ class Engine:
             result.exit_code = 1
         finally:
             self._finish_all()
+            leftover = self._take_output()  # printed after the last step finished
+            if leftover and self._steps:
+                self._steps[-1] = replace(self._steps[-1], output=self._steps[-1].output + leftover)
             sys.stdout = old_stdout
             sys.displayhook = old_displayhook
             self._out = None
@@ -209,6 +213,13 @@ class Engine:
     def _global_trace(self, frame: FrameType, event: str, arg: Any) -> Any:
         if event != "call":
             return None
+        try:
+            return self._start_frame(frame)
+        except Exception as exc:  # never into the user's program: see _local_trace
+            self.internal_errors.append(f"{type(exc).__name__}: {exc}")
+            return None
+
+    def _start_frame(self, frame: FrameType) -> Any:
         code = frame.f_code
         index = self._indexes.get(code.co_filename)
         if index is None or not _steppable(code):
@@ -228,6 +239,18 @@ class Engine:
         return self._local_trace
 
     def _local_trace(self, frame: FrameType, event: str, arg: Any) -> Any:
+        """The per-line trace function. An exception raised here would reach the
+        user's program (and make Python stop tracing), so the tutor's own
+        failures, a RecursionError at the user's recursion limit included, are
+        recorded in ``internal_errors`` and that step is skipped."""
+        try:
+            return self._trace_event(frame, event, arg)
+        except Exception as exc:
+            self.internal_errors.append(f"{type(exc).__name__}: {exc}")
+            self.observer.paused = False
+            return self._local_trace
+
+    def _trace_event(self, frame: FrameType, event: str, arg: Any) -> Any:
         state = self._frames.get(id(frame.f_globals) if frame.f_code.co_name == "<module>" else id(frame))
         if state is None:
             return None
@@ -416,6 +439,6 @@ def _exit_code(exc: SystemExit) -> int:
     if code is None:
         return 0
     if isinstance(code, int):
-        return code
+        return int(code)  # sys.exit(True) exits with 1
     print(code, file=sys.stderr)
     return 1

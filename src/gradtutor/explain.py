@@ -8,6 +8,7 @@ import json
 import os
 import sys
 import tokenize
+import types
 from contextlib import contextmanager
 from types import CodeType
 from typing import TYPE_CHECKING, Any, Callable, Iterator
@@ -45,7 +46,8 @@ def read_program(path: str) -> tuple[str, CodeType]:
     if source.startswith("\ufeff"):
         source = source[1:]
     try:
-        code = compile(source, path, "exec", dont_inherit=True)
+        # python gives __main__ its absolute path (tracebacks and __file__ show it).
+        code = compile(source, os.path.abspath(path), "exec", dont_inherit=True)
     except (SyntaxError, ValueError) as exc:
         import traceback
 
@@ -55,9 +57,12 @@ def read_program(path: str) -> tuple[str, CodeType]:
 
 
 @contextmanager
-def _as_main_program(path: str, args: list[str]) -> Iterator[None]:
-    """``sys.argv`` and ``sys.path[0]`` as ``python FILE ARGS`` sets them; restored after."""
+def _as_main_program(path: str, args: list[str], module: types.ModuleType) -> Iterator[None]:
+    """``sys.argv``, ``sys.path[0]`` and ``sys.modules["__main__"]`` as ``python
+    FILE ARGS`` sets them (pickle finds classes the script defines); restored after."""
     old_argv, old_path0 = sys.argv, sys.path[0] if sys.path else None
+    old_main = sys.modules.get("__main__")
+    sys.modules["__main__"] = module
     sys.argv = [path, *args]
     folder = os.path.dirname(os.path.abspath(path))
     if sys.path:
@@ -70,6 +75,8 @@ def _as_main_program(path: str, args: list[str]) -> Iterator[None]:
         sys.argv = old_argv
         if old_path0 is not None:
             sys.path[0] = old_path0
+        if old_main is not None:
+            sys.modules["__main__"] = old_main
 
 
 def run_explain(args: argparse.Namespace, env: Environment | None = None) -> int:
@@ -81,18 +88,11 @@ def run_explain(args: argparse.Namespace, env: Environment | None = None) -> int
         """Run the script as python would, in a fresh ``__main__`` namespace."""
         from gradtutor.engine import Engine
 
-        namespace: dict[str, Any] = {
-            "__name__": "__main__",
-            "__file__": args.file,
-            "__doc__": None,
-            "__package__": None,
-            "__spec__": None,
-            "__loader__": None,
-            "__cached__": None,
-        }
-        engine = Engine(namespace, max_iterations=args.max_iterations, **engine_options)
-        engine.add_source(args.file, source)
-        with _as_main_program(args.file, list(args.args)):
+        module = types.ModuleType("__main__")
+        module.__dict__.update(__file__=code.co_filename, __cached__=None, __loader__=None)
+        engine = Engine(module.__dict__, max_iterations=args.max_iterations, **engine_options)
+        engine.add_source(code.co_filename, source)
+        with _as_main_program(args.file, list(args.args), module):
             return engine.run_code(code)
 
     if args.format == "json":

@@ -227,11 +227,11 @@ class CallObserver(TorchFunctionMode):
         try:
             out = func(*args, **kwargs)
         except RuntimeError as exc:
-            self._explain_backward_error(exc, grad_fns)
+            self._explain_backward_error(exc, grad_fns, bound)
             raise
         record = BackwardRecord(line, api, retain, create, roots=[weakref.ref(t) for t in roots])
         if not retain:
-            record.freed = self.registry.mark_freed(grad_fns, self.context.origin)
+            record.freed = self.registry.mark_freed(grad_fns, self.context.origin, inputs=self._targets(bound, grad_fns))
         for ref, old, old_version in before:
             reached = ref()
             if reached is None:
@@ -247,7 +247,28 @@ class CallObserver(TorchFunctionMode):
         self._tag_outputs(out)
         return out
 
-    def _explain_backward_error(self, exc: RuntimeError, grad_fns: list[Any]) -> None:
+    @staticmethod
+    def _retains(bound: dict[str, Any]) -> bool:
+        retain = bound.get("retain_graph")
+        return bool(bound.get("create_graph")) if retain is None else bool(retain)
+
+    @staticmethod
+    def _targets(bound: dict[str, Any], grad_fns: list[Any]) -> list[Any]:
+        """The nodes a backward with ``inputs`` stops at: their grad_fns, or for
+        leaves their AccumulateGrad nodes (found in the graph, not created)."""
+        inputs = _tensors_in(bound.get("inputs"))
+        if not inputs:
+            return []
+        leaves = {id(t) for t in inputs if t.grad_fn is None}
+        targets = [t.grad_fn for t in inputs if t.grad_fn is not None]
+        if leaves:
+            for node in ag.iter_nodes(grad_fns):
+                for child, _ in node.next_functions:
+                    if child is not None and ag.is_accumulate(child) and id(child.variable) in leaves:
+                        targets.append(child)
+        return targets
+
+    def _explain_backward_error(self, exc: RuntimeError, grad_fns: list[Any], bound: dict[str, Any]) -> None:
         cause = classify_error(exc)
         details: dict[str, Any] = {}
         if cause == "second-backward":
@@ -255,7 +276,8 @@ class CallObserver(TorchFunctionMode):
             # already says so. Nodes this failed call ran before stopping
             # are freed now too, so mark them after choosing.
             tag = self.registry.first_failing_node(grad_fns, SAVED_FREED, known=True)
-            self.registry.mark_freed(grad_fns, self.context.origin)
+            if tag is not None and not self._retains(bound):
+                self.registry.mark_freed(grad_fns, self.context.origin, stopped_at=tag)
             if tag is not None:
                 details = {
                     "node": tag.node_id,
