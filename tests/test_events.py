@@ -264,3 +264,34 @@ def test_an_optimizer_step_is_one_inplace_event_per_module(program):
     """)
     [step] = events(doc, "inplace")
     assert step == {"kind": "inplace", "line": 5, "name": "model", "op": "add_", "parameters": 2}
+
+
+def test_a_function_called_in_a_loop_is_a_loop_body_and_globals_are_not_new_in_it(program):
+    doc = run(program, """
+        import torch
+        w = torch.ones(2, requires_grad=True)
+
+        def step(i):
+            h = w * i
+            return h.sum()
+
+        for i in range(8):
+            loss = step(i)
+    """)
+    body = [s for s in doc["steps"] if s["function"] == "step" and s["line"] == 5]
+    assert [s["iteration"] for s in body] == [1, 2, 3]
+    bound = [e["name"] for s in doc["steps"] if s["function"] == "step" for e in s["events"] if e["kind"] == "name-bound"]
+    assert set(bound) == {"h"}  # not the global w
+
+
+def test_a_loop_that_grows_one_graph_reports_it_without_repeating_every_iteration(program):
+    doc = run(program, """
+        import torch
+        x = torch.ones(2, requires_grad=True)
+        y = x
+        for i in range(40):
+            y = y * 1.01
+    """)
+    growth = events(doc, "graph-growth")
+    assert 1 <= len(growth) <= 3
+    assert doc["hidden_steps"] > 60

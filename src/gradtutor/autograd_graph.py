@@ -270,7 +270,7 @@ class TagRegistry:
         shape, dtype = _output_meta(node)
         return NodeTag(
             self._serial(),
-            node.name(),
+            node.name().removeprefix("torch::autograd::"),  # CopySlices, AccumulateGrad...
             origin,
             node._sequence_nr(),
             children,

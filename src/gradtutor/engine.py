@@ -50,7 +50,7 @@ class _Frame:
     origin: ag.Origin = ag.UNKNOWN_ORIGIN
     lasti: int = -1
     exception: BaseException | None = None
-    counts: dict[int, int] = field(default_factory=dict)
+    code: Any = None
     hidden: int = 0
 
 
@@ -110,6 +110,8 @@ class Engine:
         self.last_value: Any = None
         self._displayed: list[Any] = []
         self.internal_errors: list[str] = []  # the tutor's own failures while tracing
+        self._counts: dict[tuple[Any, int], int] = {}  # executions of each statement
+        self._shown: dict[tuple[Any, int], set[tuple[Any, ...]]] = {}  # event kinds shown per statement
 
     # ---- sources ------------------------------------------------------------
     def add_source(self, filename: str, source: str, tree: ast.Module | None = None) -> None:
@@ -231,6 +233,7 @@ class Engine:
             key=id(frame.f_globals) if is_module else id(frame),
             function=code.co_name,
             filename=code.co_filename,
+            code=code,
             index=index,
             is_module=is_module,
         )
@@ -282,7 +285,10 @@ class Engine:
         state.origin = ag.Origin(
             self._next_exec, stmt.start, stmt.text, stmt.label, state.function, state.filename
         )
-        state.counts[stmt.start] = state.counts.get(stmt.start, 0) + 1
+        # Counted per code object, not per call: a function called in a loop is
+        # a loop body too.
+        key = (state.code, stmt.start)
+        self._counts[key] = self._counts.get(key, 0) + 1
         self.context.origin = state.origin
 
     def _end_frame(self, state: _Frame) -> None:
@@ -318,6 +324,10 @@ class Engine:
         assert stmt is not None
         observer = self.observer
         observer.paused = True
+        # The tutor's own reads of tensors must not reach the user's torch
+        # function modes or tensor subclasses.
+        no_torch_function = torch._C.DisableTorchFunction()
+        no_torch_function.__enter__()
         try:
             namespace = self._namespace_of(frame, state)
             if isinstance(returning, torch.Tensor) and returning.grad_fn is not None:
@@ -327,10 +337,12 @@ class Engine:
             snapshot = self.snapshotter.take(namespace, origin=state.origin, frame_key=state.key)
             tracker = self._trackers.setdefault(state.key, NameTracker())
             exception = state.exception
+            iteration = self._counts.get((state.code, stmt.start), 1)
             events = detect_events(
                 line=stmt.start,
-                iteration=state.counts.get(stmt.start, 1),
+                iteration=iteration,
                 namespace=namespace,
+                scope=frame.f_globals if state.is_module else frame.f_locals,
                 tracker=tracker,
                 snapshot=snapshot,
                 records=observer.take_records(),
@@ -341,8 +353,7 @@ class Engine:
                 observer.error_details.pop(id(exception), None)
             events = [_with_origins(e) for e in events]
             state.exception = None
-            iteration = state.counts.get(stmt.start, 1)
-            hidden = iteration > self.max_iterations and all(is_routine(e) for e in events)
+            hidden = iteration > self.max_iterations and self._seen_before((state.code, stmt.start), events)
             output = self._take_output()
             if hidden and not output:
                 state.hidden += 1
@@ -367,7 +378,21 @@ class Engine:
             if self.on_step is not None:
                 self.on_step(step)
         finally:
+            no_torch_function.__exit__(None, None, None)
             observer.paused = False
+
+    def _seen_before(self, where: tuple[Any, int], events: list[Event]) -> bool:
+        """Past the first iterations, a loop step is hidden when it says nothing
+        new: only routine events, or the same kinds for the same names as a
+        step of this line already shown (a growing graph is reported, not
+        reported again every iteration). Errors are always shown."""
+        shown = self._shown.setdefault(where, set())
+        fresh = [
+            e for e in events
+            if not is_routine(e) and (e.kind == "error" or _signature(e) not in shown)
+        ]
+        shown.update(_signature(e) for e in events)
+        return not fresh
 
     def _record_const_reads(
         self, origin: ag.Origin, stmt: StatementInfo, namespace: dict[str, Any]
@@ -387,6 +412,10 @@ class Engine:
         chunk = text[self._out_pos :]
         self._out_pos = len(text)
         return chunk
+
+
+def _signature(event: Event) -> tuple[Any, ...]:
+    return (event.kind, event.get("name"), event.get("cause"), event.get("old_in_graph"))
 
 
 def _with_origins(event: Event) -> Event:

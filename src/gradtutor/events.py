@@ -67,13 +67,18 @@ def detect_events(
     line: int,
     iteration: int,
     namespace: Mapping[str, Any],
+    scope: Mapping[str, Any] | None = None,
     tracker: NameTracker,
     snapshot: Snapshot,
     records: list[Any],
     exception: BaseException | None = None,
     error_details: Mapping[int, Mapping[str, Any]] | None = None,
 ) -> list[Event]:
-    """All events of one step; updates ``tracker`` to the names after it."""
+    """All events of one step; updates ``tracker`` to the names after it.
+
+    ``namespace`` is every name the step can see (to name tensors in events);
+    ``scope`` the names it owns (a function's locals), whose binding and
+    rebinding are reported. By default the two are the same."""
     ids = _names_by_id(namespace)
     events: list[Event] = []
 
@@ -133,7 +138,7 @@ def detect_events(
                     continue
             events.append(Event.make("inplace", rec_line, name=name, op=rec.op, version=rec.version))
 
-    events.extend(_name_events(line, iteration, namespace, tracker, snapshot))
+    events.extend(_name_events(line, iteration, namespace if scope is None else scope, tracker, snapshot))
 
     if exception is not None:
         events.append(_error_event(line, exception, (error_details or {}).get(id(exception), {}), name_of))

@@ -51,6 +51,10 @@ def split_namespace(
 def summarize_values(t: torch.Tensor) -> Any:
     """JSON-ready values of a tensor: ``tolist()``, or a summary past 100 elements."""
     t = t.detach()
+    if t.device.type == "meta":
+        return {"shape": list(t.shape), "device": "meta"}
+    if t.is_complex():
+        t = torch.view_as_real(t)  # [..., 2]: real and imaginary parts, no warning
     if t.numel() <= GRAD_LIST_LIMIT:
         return t.tolist()
     flat = t.double().flatten()

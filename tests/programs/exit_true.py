@@ -1,0 +1,4 @@
+import sys
+
+print("leaving")
+sys.exit(True)
