@@ -80,3 +80,21 @@ def test_the_tutor_explains_the_exception_python_raised(plain_results):
         doc = explain_json(path, *args)
         last_error = [e for s in doc["steps"] for e in s["events"] if e["kind"] == "error"][-1]
         assert last_error["message"] == plain[path]["exception"][1]
+
+
+def test_warnings_are_shown_where_and_as_often_as_python_shows_them(tmp_path):
+    path = tmp_path / "warns.py"
+    path.write_text(
+        "import torch\nimport torch.nn.functional as F\n"
+        "a = torch.ones(3, 1, requires_grad=True)\nb = torch.ones(3)\n"
+        "l1 = F.mse_loss(a, b)\nl2 = F.mse_loss(a, b)\n"
+        "y = a * 2\ng1 = y.grad\ng2 = y.grad\n"
+    )
+
+    def warning_lines(cmd):
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+        return [line.split(" (Triggered")[0] for line in done.stderr.splitlines() if "Warning:" in line]
+
+    plain = warning_lines([sys.executable, str(path)])
+    tutor = warning_lines([sys.executable, "-m", "gradtutor", "explain", "--format", "json", str(path)])
+    assert len(plain) == 4 and tutor == plain

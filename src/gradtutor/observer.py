@@ -15,6 +15,8 @@ from __future__ import annotations
 import inspect
 import re
 import sys
+import types
+import warnings
 import weakref
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -24,6 +26,7 @@ from torch.overrides import TorchFunctionMode
 
 from gradtutor import autograd_graph as ag
 from gradtutor.model import SAVED_FREED, SAVED_MODIFIED
+from gradtutor.tracebacks import OVERRIDES_FILE, is_tutor_file
 
 TensorRef = "weakref.ref[torch.Tensor]"
 
@@ -89,6 +92,7 @@ _GRAD_GET = vars(torch._C.TensorBase)["grad"].__get__
 _DATA_GET = vars(torch._C.TensorBase)["data"].__get__
 # Methods named like in-place ops that do not change a tensor's values.
 _NOT_INPLACE = {"requires_grad_", "share_memory_", "retain_grad", "detach_", "record_stream"}
+_PYTHON_FUNCTION = types.FunctionType  # (inside __torch_function__, "types" is a parameter)
 _VERSION_RE = re.compile(r"is at version (\d+)")
 
 # Error causes, by a stable part of torch's message.
@@ -99,6 +103,50 @@ _CAUSES = (
     ("no-grad-fn", ("does not require grad and does not have a grad_fn",)),
     ("non-scalar-backward", ("grad can be implicitly created only for scalar outputs",)),
 )
+
+
+def _caller_frame(func: Any) -> types.FrameType | None:
+    """The frame that called ``func``, as it would be without the tutor: above
+    the tutor's frames, torch's dispatch to the mode, and ``func``'s own
+    dispatching prologue."""
+    code = getattr(func, "__code__", None)
+    frame = sys._getframe(1)
+    while frame is not None and (
+        is_tutor_file(frame.f_code.co_filename)
+        or frame.f_code.co_filename.endswith(OVERRIDES_FILE)
+        or frame.f_code is code
+    ):
+        frame = frame.f_back  # type: ignore[assignment]
+    return frame
+
+
+def call_warning_at_caller(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """Call ``func``; re-issue its warnings where python would have put them.
+
+    Called from the mode, a warning torch raises would be placed at (and
+    deduplicated by) the tutor's own frame: shown once for the whole run
+    and at the wrong line. Caught here, it is issued again through the
+    user's filters and the registry of the user's module, at the user's line.
+    """
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = func(*args, **kwargs)
+    if caught:
+        frame = _caller_frame(func)
+        for w in caught:
+            filename, lineno, module_globals = w.filename, w.lineno, None
+            misplaced = is_tutor_file(filename) or filename.endswith(OVERRIDES_FILE) or (
+                getattr(func, "__code__", None) is not None and filename == func.__code__.co_filename
+            )
+            if misplaced and frame is not None:
+                filename, lineno, module_globals = frame.f_code.co_filename, frame.f_lineno, frame.f_globals
+            registry = module_globals.setdefault("__warningregistry__", {}) if module_globals is not None else None
+            warnings.warn_explicit(
+                w.message, w.category, filename, lineno,
+                module=module_globals.get("__name__") if module_globals else None,
+                registry=registry, module_globals=module_globals,
+            )
+    return out
 
 
 def classify_error(exc: BaseException) -> str:
@@ -158,7 +206,10 @@ class CallObserver(TorchFunctionMode):
             name == "__setitem__"
         ):
             return self._on_inplace(func, name, args, kwargs)
-        out = func(*args, **kwargs)
+        if type(func) is _PYTHON_FUNCTION:
+            out = call_warning_at_caller(func, args, kwargs)  # F.mse_loss and other Python APIs
+        else:
+            out = func(*args, **kwargs)
         if not torch.is_grad_enabled() and any(
             t.requires_grad for a in args for t in _tensors_in(a)
         ):
@@ -347,6 +398,7 @@ class CallObserver(TorchFunctionMode):
         t = args[0] if args and isinstance(args[0], torch.Tensor) else None
         if t is not None and not t.is_leaf and not t.retains_grad:
             self.records.append(WarningRecord(self.context.line, "non-leaf-grad", weakref.ref(t)))
+            return call_warning_at_caller(func, args, kwargs)
         return func(*args, **kwargs)
 
     def take_records(self) -> list[Any]:
