@@ -98,3 +98,16 @@ def test_warnings_are_shown_where_and_as_often_as_python_shows_them(tmp_path):
     plain = warning_lines([sys.executable, str(path)])
     tutor = warning_lines([sys.executable, "-m", "gradtutor", "explain", "--format", "json", str(path)])
     assert len(plain) == 4 and tutor == plain
+
+
+def test_json_stays_valid_whatever_way_the_program_writes_to_stdout(tmp_path):
+    path = tmp_path / "writes.py"
+    path.write_text(
+        "import os, sys\nprint('one')\nsys.stdout.buffer.write(b'two\\n')\n"
+        "print('three', file=sys.__stdout__)\nos.system('echo four')\nprint('five', sys.stdout.fileno())\n"
+    )
+    plain = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=120)
+    done = subprocess.run([sys.executable, "-m", "gradtutor", "explain", "--format", "json", str(path)],
+                          capture_output=True, text=True, timeout=120)
+    doc = json.loads(done.stdout)
+    assert "".join(step["output"] for step in doc["steps"]) == plain.stdout == "one\ntwo\nthree\nfour\nfive 1\n"

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import ast
 import builtins
-import io
 import linecache
 import sys
 import warnings
@@ -26,6 +25,7 @@ from contextlib import contextmanager
 import torch
 
 from gradtutor import autograd_graph as ag
+from gradtutor.capture import OutputCapture
 from gradtutor.events import NameTracker, detect_events, is_routine
 from gradtutor.model import Event, Snapshot, Step
 from gradtutor.observer import CallObserver, LineContext
@@ -103,8 +103,7 @@ class Engine:
         self._next_exec = 0
         self._next_step = 0
         self._seen_exceptions: dict[int, BaseException] = {}
-        self._out: io.StringIO | None = None
-        self._out_pos = 0
+        self._out: OutputCapture | None = None
         self._steps: list[Step] = []
         self._hidden_total = 0
         self.last_value: Any = None
@@ -155,11 +154,10 @@ class Engine:
         self._hidden_total = 0
         self._displayed = []
         result = RunResult(self._steps)
-        old_stdout, old_displayhook = sys.stdout, sys.displayhook
+        old_displayhook = sys.displayhook
         if self.capture_output:
-            self._out = io.StringIO()
-            self._out_pos = 0
-            sys.stdout = self._out
+            self._out = OutputCapture()
+            self._out.start()
         sys.displayhook = self._display
         try:
             with self._observing():
@@ -179,9 +177,10 @@ class Engine:
             leftover = self._take_output()  # printed after the last step finished
             if leftover and self._steps:
                 self._steps[-1] = replace(self._steps[-1], output=self._steps[-1].output + leftover)
-            sys.stdout = old_stdout
+            if self._out is not None:
+                self._out.stop()
+                self._out = None
             sys.displayhook = old_displayhook
-            self._out = None
             self._seen_exceptions.clear()
         result.hidden_steps = self._hidden_total
         if self._displayed:
@@ -406,12 +405,7 @@ class Engine:
         origin.const_reads = tuple(consts)
 
     def _take_output(self) -> str:
-        if self._out is None:
-            return ""
-        text = self._out.getvalue()
-        chunk = text[self._out_pos :]
-        self._out_pos = len(text)
-        return chunk
+        return self._out.take() if self._out is not None else ""
 
 
 def _signature(event: Event) -> tuple[Any, ...]:

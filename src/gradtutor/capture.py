@@ -1,0 +1,84 @@
+"""Capturing what a program prints, so each step can say what it printed.
+
+When the process has a standard output file descriptor, the capture works
+at that level: fd 1 points at a temporary file while the program runs, so
+``print``, ``sys.stdout.buffer.write``, ``sys.__stdout__``, C extensions and
+child processes (``os.system``) all land in it, and the JSON document the
+tutor writes afterwards stays valid. ``sys.stdout`` is a real text stream on
+that descriptor (it has ``.buffer`` and ``.fileno()``). Without a usable fd 1
+(tests that replace ``sys.stdout``), it falls back to an in-memory stream.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import sys
+import tempfile
+from typing import IO, Any
+
+
+class OutputCapture:
+    """Use as ``start()`` ... ``take()`` (what was printed since the last take) ... ``stop()``."""
+
+    def __init__(self) -> None:
+        self._old_stdout: IO[str] | None = None
+        self._old_fd: int | None = None
+        self._file: IO[bytes] | None = None
+        self._memory: io.StringIO | None = None
+        self._pos = 0
+
+    def start(self) -> None:
+        self._old_stdout = sys.stdout
+        self._pos = 0
+        fd = self._stdout_fd()
+        if fd is None:
+            self._memory = io.StringIO()
+            sys.stdout = self._memory
+            return
+        self._old_stdout.flush()
+        self._file = tempfile.TemporaryFile()
+        self._old_fd = os.dup(fd)
+        os.dup2(self._file.fileno(), fd)
+        encoding = getattr(self._old_stdout, "encoding", None) or "utf-8"
+        sys.stdout = io.TextIOWrapper(
+            io.FileIO(fd, "w", closefd=False), encoding=encoding, errors="backslashreplace", write_through=True
+        )
+
+    def _stdout_fd(self) -> int | None:
+        stream: Any = sys.stdout
+        if stream is None or stream is not sys.__stdout__:
+            return None  # someone (a test, a notebook) redirected sys.stdout: keep to Python level
+        try:
+            fd = stream.fileno()
+            os.fstat(fd)
+        except (AttributeError, OSError, ValueError, io.UnsupportedOperation):
+            return None
+        return fd
+
+    def take(self) -> str:
+        if self._memory is not None:
+            text = self._memory.getvalue()
+            chunk, self._pos = text[self._pos :], len(text)
+            return chunk
+        if self._file is None:
+            return ""
+        sys.stdout.flush()
+        self._file.seek(self._pos)
+        data = self._file.read()
+        self._pos += len(data)
+        return data.decode("utf-8", errors="replace")
+
+    def stop(self) -> None:
+        if self._old_stdout is None:
+            return
+        if self._file is not None and self._old_fd is not None:
+            try:
+                sys.stdout.flush()
+            except (OSError, ValueError):
+                pass
+            os.dup2(self._old_fd, self._old_stdout.fileno())
+            os.close(self._old_fd)
+            self._file.close()
+        sys.stdout = self._old_stdout
+        self._old_stdout = self._old_fd = self._file = self._memory = None
