@@ -47,7 +47,7 @@ class OutputCapture:
 
     def _stdout_fd(self) -> int | None:
         stream: Any = sys.stdout
-        if stream is None or stream is not sys.__stdout__:
+        if stream is None or id(stream) != id(sys.__stdout__):
             return None  # someone (a test, a notebook) redirected sys.stdout: keep to Python level
         try:
             fd = stream.fileno()
