@@ -9,6 +9,7 @@ program decides the rest, as it would under python.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import traceback
 from typing import Sequence
@@ -111,6 +112,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("gradtutor: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader went away (`gradtutor explain f.py | head`): stop quietly,
+        # and keep Python from complaining when it flushes stdout at exit.
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+        return int(ExitStatus.ERROR)
     except Exception as exc:  # a bug of ours: say so briefly, unless asked for the traceback
         if getattr(args, "traceback", False):
             traceback.print_exc()
