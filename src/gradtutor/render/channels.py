@@ -23,8 +23,9 @@ one (with what is below it), and the caller tries again.
 
 from __future__ import annotations
 
-import heapq
 from dataclasses import dataclass
+
+from gradtutor.render.graph_index import topological_order
 
 
 @dataclass(eq=False)
@@ -76,25 +77,14 @@ def _track_order(groups: list[Group]) -> list[tuple[Group, list[Group]]] | None:
     """Bending groups in an order that respects "leaves left of arrives", each
     with the groups that must be right of it; None when the orders cycle."""
     bending = [g for g in groups if g.target_rows != [g.source_row]]
-    after: list[list[int]] = [[] for _ in bending]
-    indegree = [0] * len(bending)
+    after: dict[int, list[int]] = {i: [] for i in range(len(bending))}
     for a, ga in enumerate(bending):
         if ga.source_row in ga.target_rows:
             continue  # its line crosses the whole channel: arrivals on that row join it
         for b, gb in enumerate(bending):
             if gb.source != ga.source and ga.source_row in gb.target_rows:
                 after[a].append(b)
-                indegree[b] += 1
-    ready = [(g.span[0], i) for i, g in enumerate(bending) if indegree[i] == 0]
-    heapq.heapify(ready)
-    order: list[int] = []
-    while ready:
-        _, i = heapq.heappop(ready)
-        order.append(i)
-        for j in after[i]:
-            indegree[j] -= 1
-            if indegree[j] == 0:
-                heapq.heappush(ready, (bending[j].span[0], j))
+    order = topological_order(list(range(len(bending))), after, lambda i: bending[i].span[0])
     if len(order) < len(bending):
         return None
     for g in groups:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import heapq
+from typing import Any, Callable, Mapping, Sequence, TypeVar
 from dataclasses import dataclass
 
 from gradtutor.model import Graph, Node
@@ -56,6 +57,9 @@ def index_graph(graph: Graph) -> GraphIndex:
     return GraphIndex(nodes, order, position, preds, succs, forward, back, seniority)
 
 
+T = TypeVar("T")
+
+
 def _step(node: Node) -> int:
     return node.step if node.step is not None else -1
 
@@ -63,24 +67,35 @@ def _step(node: Node) -> int:
 def _topological(ids: list[str], created: dict[str, int], edges: list[tuple[str, str]]) -> list[str]:
     if all(created[s] < created[d] for s, d in edges):
         return list(ids)  # the usual case: listed inputs first
-    indegree = {n: 0 for n in ids}
     out: dict[str, list[str]] = {n: [] for n in ids}
     for s, d in edges:
-        indegree[d] += 1
         out[s].append(d)
-    ready = [(created[n], n) for n in ids if indegree[n] == 0]
-    heapq.heapify(ready)
-    order: list[str] = []
-    while ready:
-        _, n = heapq.heappop(ready)
-        order.append(n)
-        for d in out[n]:
-            indegree[d] -= 1
-            if indegree[d] == 0:
-                heapq.heappush(ready, (created[d], d))
+    order = topological_order(ids, out, created.__getitem__)
     if len(order) < len(ids):
         placed = set(order)
         order.extend(n for n in ids if n not in placed)
+    return order
+
+
+def topological_order(items: Sequence[T], after: Mapping[T, Sequence[T]], priority: Callable[[T], Any]) -> list[T]:
+    """Kahn's order of ``items`` (each before the ones ``after`` it), taking the
+    lowest ``priority`` first among those ready. Items on a cycle are left out,
+    so a result shorter than ``items`` means there is one."""
+    indegree = {item: 0 for item in items}
+    for item in items:
+        for later in after.get(item, ()):
+            indegree[later] += 1
+    ready = [(priority(item), i, item) for i, item in enumerate(items) if indegree[item] == 0]
+    heapq.heapify(ready)
+    position = {item: i for i, item in enumerate(items)}
+    order: list[T] = []
+    while ready:
+        _, _, item = heapq.heappop(ready)
+        order.append(item)
+        for later in after.get(item, ()):
+            indegree[later] -= 1
+            if indegree[later] == 0:
+                heapq.heappush(ready, (priority(later), position[later], later))
     return order
 
 

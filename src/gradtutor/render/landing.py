@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from gradtutor.model import Node
-from gradtutor.render.cells import text_width
+from gradtutor.render.cells import char_offset, text_width
 from gradtutor.render.graph_index import GraphIndex
 from gradtutor.render.node_text import NodeText
 
@@ -44,7 +44,7 @@ def landing_columns(text: NodeText, names: list[str], fallback: bool = True) -> 
     name itself in the expression when it is there and free, else the
     rightmost free character of the expression (``-1`` when ``fallback`` is off)."""
     full = text.text
-    expr_end = char_at_cell(full, text.expr_cells)
+    expr_end = char_offset(full, text.expr_cells)
     expr = full[:expr_end]
     used: set[int] = set()
     out: list[int] = []
@@ -76,10 +76,3 @@ def landing_columns(text: NodeText, names: list[str], fallback: bool = True) -> 
     return out
 
 
-def char_at_cell(text: str, cells: int) -> int:
-    used = 0
-    for i, ch in enumerate(text):
-        if used >= cells:
-            return i
-        used += text_width(ch)
-    return len(text)
