@@ -101,12 +101,10 @@ class Engine:
         self._stack: list[_Frame] = []
         self._trackers: dict[int, NameTracker] = {}
         self._next_exec = 0
-        self._next_step = 0
         self._seen_exceptions: dict[int, BaseException] = {}
         self._out: OutputCapture | None = None
         self._steps: list[Step] = []
         self._hidden_total = 0
-        self.last_value: Any = None
         self._displayed: list[Any] = []
         self.internal_errors: list[str] = []  # the tutor's own failures while tracing
         self._counts: dict[tuple[Any, int], int] = {}  # executions of each statement
@@ -137,7 +135,6 @@ class Engine:
         if value is None:
             return
         self.namespace["_"] = value
-        self.last_value = value
         self._displayed.append(value)
 
     def run_code(self, code: CodeType | list[CodeType]) -> RunResult:
@@ -358,7 +355,6 @@ class Engine:
                 state.hidden += 1
                 self._hidden_total += 1
                 return
-            self._next_step += 1
             step = Step(
                 index=state.origin.exec_id,
                 line=stmt.start,

@@ -28,7 +28,6 @@ from gradtutor import autograd_graph as ag
 from gradtutor.model import SAVED_FREED, SAVED_MODIFIED
 from gradtutor.tracebacks import OVERRIDES_FILE, is_tutor_file
 
-TensorRef = "weakref.ref[torch.Tensor]"
 
 
 @dataclass
@@ -85,7 +84,6 @@ class WarningRecord:
     ref: weakref.ref[torch.Tensor] | None
 
 
-Record = "BackwardRecord | DetachRecord | InplaceRecord | RetainGradRecord | WarningRecord"
 
 # The getters of the .grad and .data properties, as the mode receives them.
 _GRAD_GET = vars(torch._C.TensorBase)["grad"].__get__
