@@ -36,12 +36,15 @@ def group_statements(
     origins: Mapping[int, Any],
     const_nodes: Mapping[int, tuple[Node, ...]],
     module_sizes: Mapping[str, int],
+    cache: dict[str, tuple[tuple[Node, ...], Node]] | None = None,
 ) -> Graph:
     """Group ``ops`` by statement execution; see the module docstring.
 
     ``origins`` maps an execution id to its ``Origin`` (line, source, label);
     ``const_nodes`` the const inputs each execution read; ``module_sizes``
-    the parameter count of each named module.
+    the parameter count of each named module. ``cache`` keeps each statement
+    node between calls, rebuilt only when one of its op nodes changed (a loop
+    that adds a statement each iteration should not rebuild all the others).
     """
     group_of: dict[str, str] = {}
     members: dict[str, list[Node]] = {}
@@ -79,7 +82,14 @@ def group_statements(
                 detail=f"{module_sizes.get(name, 0)} parameters",
             )
         elif group.startswith("s"):
-            nodes[group] = _statement_node(group, members[group], origins)
+            key = tuple(members[group])  # the nodes themselves: compared by identity first
+            cached = cache.get(group) if cache is not None else None
+            if cached is not None and cached[0] == key:
+                nodes[group] = cached[1]
+            else:
+                nodes[group] = _statement_node(group, members[group], origins)
+                if cache is not None:
+                    cache[group] = (key, nodes[group])
         else:
             nodes[group] = members[group][0]
 

@@ -96,6 +96,7 @@ class Snapshotter:
         self.registry = registry
         self._previous: dict[Any, Snapshot] = {}
         self._grouped: tuple[Any, Graph] | None = None
+        self._statement_cache: dict[str, tuple[tuple[Node, ...], Node]] = {}
 
     def forget_frame(self, frame_key: Any) -> None:
         self._previous.pop(frame_key, None)
@@ -247,7 +248,12 @@ class Snapshotter:
         key = (ops, tuple(sorted(consts.items())), tuple(sorted(module_sizes.items())))
         if self._grouped is not None and self._grouped[0] == key:
             return self._grouped[1]
-        graph = group_statements(ops, origins=origins, const_nodes=consts, module_sizes=module_sizes)
+        cache = self._statement_cache
+        graph = group_statements(ops, origins=origins, const_nodes=consts, module_sizes=module_sizes, cache=cache)
+        if len(cache) > 2 * len(graph.nodes) + 64:  # forget groups whose nodes died
+            live = {n.id for n in graph.nodes}
+            for group in [g for g in cache if g not in live]:
+                del cache[group]
         self._grouped = (key, graph)
         return graph
 
