@@ -295,3 +295,24 @@ def test_a_loop_that_grows_one_graph_reports_it_without_repeating_every_iteratio
     growth = events(doc, "graph-growth")
     assert 1 <= len(growth) <= 3
     assert doc["hidden_steps"] > 60
+
+
+def test_an_error_passing_through_finally_is_reported_once(program):
+    doc = run(program, """
+        import torch
+
+        def f():
+            try:
+                x = torch.ones(2, requires_grad=True)
+                y = (x * 2).sum()
+                y.backward()
+                y.backward()
+            finally:
+                print("cleanup")
+
+        try:
+            f()
+        except RuntimeError:
+            print("caught")
+    """)
+    assert [(e["line"], e["cause"]) for e in events(doc, "error")] == [(8, "second-backward")]

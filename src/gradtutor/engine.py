@@ -254,7 +254,6 @@ class Engine:
         if state is None:
             return None
         if event == "line":
-            self._seen_exceptions.clear()
             stmt = state.index.statement(frame.f_lineno)
             lasti = frame.f_lasti
             if state.stmt is not None and stmt.start == state.stmt.start and lasti > state.lasti:
@@ -262,11 +261,18 @@ class Engine:
                 return self._local_trace
             if state.stmt is not None:
                 self._finish(frame, state)
+            if state.is_module:
+                # An exception is reported once, in the frame that raised it,
+                # even when it passes through a finally block on its way out;
+                # once a top-level statement is over, it is over.
+                self._seen_exceptions.clear()
             self._begin(state, stmt, lasti)
         elif event == "exception":
             exc = arg[1]
             if id(exc) not in self._seen_exceptions and not isinstance(exc, _QUIET_EXCEPTIONS):
                 self._seen_exceptions[id(exc)] = exc
+                if len(self._seen_exceptions) > 16:  # only recent ones can still be propagating
+                    del self._seen_exceptions[next(iter(self._seen_exceptions))]
                 state.exception = exc
         elif event == "return":
             if state.stmt is not None:
