@@ -316,3 +316,23 @@ def test_an_error_passing_through_finally_is_reported_once(program):
             print("caught")
     """)
     assert [(e["line"], e["cause"]) for e in events(doc, "error")] == [(8, "second-backward")]
+
+
+def test_a_generator_keeps_its_names_and_counts_across_yields(program):
+    doc = run(program, """
+        import torch
+
+        def batches(x):
+            for i in range(3):
+                h = x * i
+                yield h.sum()
+
+        x = torch.ones(2, requires_grad=True)
+        total = 0
+        for loss in batches(x):
+            total = total + loss
+    """)
+    in_gen = [(s["line"], s["iteration"], [(e["kind"], e.get("name")) for e in s["events"]])
+              for s in doc["steps"] if s["function"] == "batches" and s["line"] == 5]
+    assert in_gen == [(5, 1, [("name-bound", "h")]), (5, 2, [("name-rebound", "h")]), (5, 3, [("name-rebound", "h")])]
+    assert len(events(doc, "graph-growth")) == 2

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import dis
 import linecache
 import sys
 import warnings
@@ -34,6 +35,8 @@ from gradtutor.source_index import SourceIndex, StatementInfo
 from gradtutor.tracebacks import OVERRIDES_FILE, format_user_traceback, is_tutor_file
 
 _CO_OPTIMIZED = 0x0001
+_CO_SUSPENDABLE = 0x0020 | 0x0080 | 0x0200  # generator, coroutine, async generator
+_YIELD_VALUE = dis.opmap["YIELD_VALUE"]
 _QUIET_EXCEPTIONS = (StopIteration, StopAsyncIteration, GeneratorExit, SystemExit, KeyboardInterrupt)
 
 
@@ -223,6 +226,12 @@ class Engine:
         if index is None or not _steppable(code):
             return None
         is_module = code.co_name == "<module>"
+        resumed = self._frames.get(id(frame))
+        if resumed is not None and resumed.code is code and code.co_flags & _CO_SUSPENDABLE:
+            # A generator or coroutine resuming: the same frame, names and counts.
+            self._stack.append(resumed)
+            self.context.origin = resumed.origin
+            return self._local_trace
         state = _Frame(
             # Module-level code shares one namespace across shell inputs, so
             # what the tutor remembers of it is keyed by that namespace.
@@ -277,7 +286,11 @@ class Engine:
         elif event == "return":
             if state.stmt is not None:
                 self._finish(frame, state, returning=arg)
-            self._end_frame(state)
+            if _suspended(frame):
+                state.stmt = None  # the statement after the yield starts anew on resume
+                self._leave_frame(state)
+            else:
+                self._end_frame(state)
         return self._local_trace
 
     def _begin(self, state: _Frame, stmt: StatementInfo, lasti: int) -> None:
@@ -298,6 +311,10 @@ class Engine:
         if not state.is_module:
             self._trackers.pop(state.key, None)
             self.snapshotter.forget_frame(state.key)
+        self._leave_frame(state)
+
+    def _leave_frame(self, state: _Frame) -> None:
+        """Off the stack (returned, or a generator suspended at a yield)."""
         if self._stack and self._stack[-1] is state:
             self._stack.pop()
         else:
@@ -450,6 +467,15 @@ def _at_user_location(show: Callable[..., Any]) -> Callable[..., Any]:
 
     showwarning._gradtutor = True  # type: ignore[attr-defined]
     return showwarning
+
+
+def _suspended(frame: FrameType) -> bool:
+    """Is this "return" a generator or coroutine pausing at a yield (or await)?"""
+    if not frame.f_code.co_flags & _CO_SUSPENDABLE:
+        return False
+    code = frame.f_code.co_code
+    lasti = frame.f_lasti
+    return 0 <= lasti < len(code) and code[lasti] == _YIELD_VALUE
 
 
 def _steppable(code: CodeType) -> bool:
