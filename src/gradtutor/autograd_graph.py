@@ -16,6 +16,7 @@ Everything after this module walks tags, never nodes.
 from __future__ import annotations
 
 import itertools
+from contextlib import contextmanager
 import weakref
 from typing import Any, Iterable, Iterator
 
@@ -380,6 +381,20 @@ class TagRegistry:
 
 
 _ACCUMULATE = getattr(torch._C._functions, "AccumulateGrad")
+
+
+@contextmanager
+def hidden_from_user_modes() -> Iterator[None]:
+    """The tutor's own reads of tensors (``.grad``, ``tolist()``), hidden from
+    the user's torch function modes, tensor subclasses and dispatch modes."""
+    with torch._C.DisableTorchFunction():
+        if torch._C._len_torch_dispatch_stack() > 0:
+            from torch.utils._python_dispatch import _disable_current_modes
+
+            with _disable_current_modes():
+                yield
+        else:
+            yield
 
 
 def is_accumulate(node: Any) -> bool:

@@ -343,10 +343,9 @@ class Engine:
         assert stmt is not None
         observer = self.observer
         observer.paused = True
-        # The tutor's own reads of tensors must not reach the user's torch
-        # function modes or tensor subclasses.
-        no_torch_function = torch._C.DisableTorchFunction()
-        no_torch_function.__enter__()
+        # The tutor's own reads of tensors must not reach the user's modes.
+        quiet_reads = ag.hidden_from_user_modes()
+        quiet_reads.__enter__()
         try:
             namespace = self._namespace_of(frame, state)
             if isinstance(returning, torch.Tensor) and returning.grad_fn is not None:
@@ -396,7 +395,7 @@ class Engine:
             if self.on_step is not None:
                 self.on_step(step)
         finally:
-            no_torch_function.__exit__(None, None, None)
+            quiet_reads.__exit__(None, None, None)
             observer.paused = False
 
     def _seen_before(self, where: tuple[Any, int], events: list[Event]) -> bool:

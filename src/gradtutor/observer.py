@@ -266,11 +266,13 @@ class CallObserver(TorchFunctionMode):
             self.registry.tag_graph(fn, self.context.origin)
         before = []
         if api == "backward":
-            for leaf in ag.reachable_leaves(grad_fns):
-                g = leaf.grad
+            with ag.hidden_from_user_modes():
+                grads = [(leaf, leaf.grad) for leaf in ag.reachable_leaves(grad_fns)]
+                zeroed = {id(g) for _, g in grads if g is not None and not bool(g.any())}
+            for leaf, g in grads:
                 # A gradient that was zeroed (x.grad.zero_()) and is then added
                 # to is, in effect, set: that is not the accumulation to warn of.
-                if g is not None and not bool(g.any()):
+                if g is not None and id(g) in zeroed:
                     g = None
                 before.append((weakref.ref(leaf), g, None if g is None else g._version))
         try:
@@ -281,16 +283,17 @@ class CallObserver(TorchFunctionMode):
         record = BackwardRecord(line, api, retain, create, roots=[weakref.ref(t) for t in roots])
         if not retain:
             record.freed = self.registry.mark_freed(grad_fns, self.context.origin, inputs=self._targets(bound, grad_fns))
-        for ref, old, old_version in before:
-            reached = ref()
-            if reached is None:
-                continue
-            new = reached.grad
-            if old is None:
-                if new is not None:
-                    record.first_grads.append(ref)
-            elif new is not old or new._version != old_version:
-                record.accumulated.append(ref)
+        with ag.hidden_from_user_modes():
+            for ref, old, old_version in before:
+                reached = ref()
+                if reached is None:
+                    continue
+                new = reached.grad
+                if old is None:
+                    if new is not None:
+                        record.first_grads.append(ref)
+                elif new is not old or new._version != old_version:
+                    record.accumulated.append(ref)
         del before
         self.records.append(record)
         self._tag_outputs(out)
