@@ -213,3 +213,8 @@ def test_ctrl_r_searches_history_and_suggestions_come_from_history(tmp_path):
     buffer = Buffer(history=prompt.history)
     suggestion = prompt.auto_suggest.get_suggestion(buffer, Document("searched_n"))
     assert suggestion is not None and suggestion.text == "ame = 41"
+
+
+def test_only_a_final_expression_shows_its_value(tmp_path):
+    _, out, session = drive("1 + 1" + ALT_ENTER + "x = 5" + ALT_ENTER + "x * 2" + ENTER + CTRL_D, tmp_path)
+    assert "Out[1]: 10" in out and "Out[1]: 2" not in out

@@ -123,14 +123,20 @@ class Engine:
     # ---- running ------------------------------------------------------------
     def run_cell(self, source: str, filename: str) -> RunResult:
         """Run one shell input as python's REPL would: statement by statement,
-        showing the value of an expression statement (``result.value``) and
-        binding it to ``_``.
+        showing the value of a final expression statement (``result.value``)
+        and binding it to ``_``.
 
         Raises SyntaxError (with the input's filename and line) when the
         input does not compile; nothing has run then.
         """
         tree = ast.parse(source, filename, "exec")
-        codes = [compile(ast.Interactive(body=[stmt]), filename, "single") for stmt in tree.body]
+        # As IPython does: only a final expression statement shows its value.
+        codes = [
+            compile(ast.Interactive(body=[stmt]), filename, "single")
+            if i == len(tree.body) - 1 and isinstance(stmt, ast.Expr)
+            else compile(ast.Module(body=[stmt], type_ignores=[]), filename, "exec")
+            for i, stmt in enumerate(tree.body)
+        ]
         self.add_source(filename, source, tree)
         return self.run_code(codes)
 
