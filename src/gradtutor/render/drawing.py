@@ -62,6 +62,23 @@ class Picture:
     notes: list[str] = field(default_factory=list)
     keys: list[tuple[str, str, str]] = field(default_factory=list)  # view-specific legend rows
 
+    def stack(
+        self,
+        lines: list[str],
+        spans: list[list[Span]],
+        anchors: dict[str, tuple[int, int, int]],
+        markers: set[str],
+    ) -> None:
+        """Add a block of lines below what is drawn, a blank line between."""
+        if self.lines:
+            self.lines.append("")
+            self.spans.append([])
+        offset = len(self.lines)
+        self.lines += lines
+        self.spans += spans
+        self.anchors.update({n: (r + offset, a, b) for n, (r, a, b) in anchors.items()})
+        self.markers |= markers
+
 
 def fit_line(line: str, spans: list[Span], width: int) -> tuple[str, list[Span]]:
     """A last guard of the width promise: layouts already fit, this never cuts

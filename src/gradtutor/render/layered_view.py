@@ -70,15 +70,8 @@ def layout_layered(scene: Scene) -> Picture | None:
     if bands is None:
         return None
     picture = Picture(LAYERED)
-    for i, band in enumerate(bands):
-        if i:
-            picture.lines.append("")
-            picture.spans.append([])
-        offset = len(picture.lines)
-        picture.lines += band.lines
-        picture.spans += band.spans
-        picture.anchors.update({n: (r + offset, a, b) for n, (r, a, b) in band.anchors.items()})
-        picture.markers |= band.markers
+    for band in bands:
+        picture.stack(band.lines, band.spans, band.anchors, band.markers)
     for s, d in scene.index.edges:
         picture.edges[(s, d)] = BY_LINE
     for s, d in scene.index.back_edges:

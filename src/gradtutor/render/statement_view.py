@@ -57,15 +57,8 @@ def layout_statements(scene: Scene) -> Picture | None:
             drawn = _PartLayout(scene, part, height, depth, badges=True).draw()
         if drawn is None:
             return None
-        if picture.lines:
-            picture.lines.append("")
-            picture.spans.append([])
-        offset = len(picture.lines)
-        picture.lines += drawn.lines
-        picture.spans += drawn.spans
-        picture.anchors.update({n: (r + offset, a, b) for n, (r, a, b) in drawn.anchors.items()})
+        picture.stack(drawn.lines, drawn.spans, drawn.anchors, drawn.markers)
         picture.edges.update(drawn.edges)
-        picture.markers |= drawn.markers
         picture.notes += drawn.notes
     for s, d in index.back_edges:
         picture.edges[(s, d)] = BY_NAME
