@@ -1,19 +1,29 @@
 # Two entry points, both of which set up a local virtual environment first:
 #   make run    set up, then start the interactive tutor
 #   make test   set up, then run the whole test suite
+# and, for maintainers:
+#   make test-pythons   the whole suite on every supported Python, each in
+#                       its own .venv-X.Y (PYTHONS="3.12 3.13" for some)
+#   make test-torches   the whole suite on the oldest torch releases tested
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-# The CPU build of PyTorch; pinned here only, so set-up never pulls a CUDA build.
+# Pinned here only. On this machine's Python 3.11 it is the CPU build, on
+# disk, so set-up never pulls a CUDA build (see .ci/test-matrix for others).
 TORCH_PIN := torch==2.13.0
 
-.PHONY: run test setup bench
+SUPPORTED_PYTHONS := 3.10 3.11 3.12 3.13
+PYTHONS ?= $(SUPPORTED_PYTHONS)
+# Older torch releases tested, each on Python 3.11 (the lower bound in pyproject.toml is the first).
+TORCHES ?= 2.1.2 2.5.1
+
+.PHONY: run test setup bench test-pythons test-torches
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
-	$(BIN)/pip install --quiet --disable-pip-version-check $(TORCH_PIN)
+	$(BIN)/pip install --quiet --disable-pip-version-check $(foreach pin,$(TORCH_PIN),'$(pin)')
 	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[test]'
 	touch $@
 
@@ -24,6 +34,12 @@ run: setup
 
 test: setup
 	$(BIN)/python -m pytest -q $(PYTEST_ARGS)
+
+test-pythons:
+	.ci/test-matrix $(PYTHONS)
+
+test-torches:
+	.ci/test-matrix $(addprefix 3.11:,$(TORCHES))
 
 bench: setup
 	for f in bench/bench_*.py; do $(BIN)/python $$f || exit 1; done

@@ -262,8 +262,11 @@ CASES = [
                  """), 9, "field 'note': give the text per language (en, zh)", id="run-note-plain-string"),
     pytest.param(lesson('- run: {code: "s = \'\\ud800\'"}'), 7, "field 'code': code does not parse...",
                  id="run-code-lone-surrogate"),
-    pytest.param(lesson("- run: {code: '" + "-" * 5000 + "1'}"), 7, "field 'code': code does not parse...",
+    # Deep enough for the parser or the compiler of every supported Python to give up.
+    pytest.param(lesson("- run: {code: '" + "-" * 100000 + "1'}"), 7, "field 'code': code does not parse: nested too deeply",
                  id="run-code-nested-too-deeply"),
+    pytest.param(lesson("- run: {code: 'return 1'}"), 7, "field 'code': code does not parse: 'return' outside function",
+                 id="run-code-compile-error"),
     # event matchers
     pytest.param(lesson(run("{name: y}")), 10, "event matcher: expected a mapping with a 'kind'",
                  id="matcher-without-kind"),

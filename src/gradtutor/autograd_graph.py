@@ -402,14 +402,19 @@ def is_accumulate(node: Any) -> bool:
 
 
 def iter_nodes(grad_fns: Iterable[Any]) -> Iterator[Any]:
-    """Every autograd node reachable from ``grad_fns`` (not AccumulateGrad), once."""
-    seen: set[int] = set()
+    """Every autograd node reachable from ``grad_fns`` (not AccumulateGrad), once.
+
+    The walk holds every node it has met until it ends: torch before 2.6 or
+    so makes a new Python object for a node each time it is reached, and a
+    dropped one's ``id()`` may be reused by the next, which would then be
+    taken as already seen."""
+    seen: dict[int, Any] = {}
     stack = [fn for fn in grad_fns if fn is not None]
     while stack:
         node = stack.pop()
         if id(node) in seen:
             continue
-        seen.add(id(node))
+        seen[id(node)] = node
         yield node
         for child, _ in node.next_functions:
             if child is not None and not is_accumulate(child) and id(child) not in seen:

@@ -18,6 +18,7 @@ import dis
 import linecache
 import sys
 import warnings
+import weakref
 from dataclasses import dataclass, field, replace
 from types import CodeType, FrameType
 from typing import Any, Callable, Iterator
@@ -37,6 +38,8 @@ from gradtutor.tracebacks import OVERRIDES_FILE, format_user_traceback, is_tutor
 _CO_OPTIMIZED = 0x0001
 _CO_SUSPENDABLE = 0x0020 | 0x0080 | 0x0200  # generator, coroutine, async generator
 _YIELD_VALUE = dis.opmap["YIELD_VALUE"]
+_RESUME = dis.opmap.get("RESUME", -1)  # 3.11+
+_YIELD_FROM = dis.opmap.get("YIELD_FROM")  # 3.10 only
 _QUIET_EXCEPTIONS = (StopIteration, StopAsyncIteration, GeneratorExit, SystemExit, KeyboardInterrupt)
 
 
@@ -270,9 +273,11 @@ class Engine:
             return None
         if event == "line":
             stmt = state.index.statement(frame.f_lineno)
-            lasti = frame.f_lasti
-            if state.stmt is not None and stmt.start == state.stmt.start and lasti > state.lasti:
-                state.lasti = lasti  # another physical line of the same statement
+            lasti = _landing(frame.f_code, frame.f_lasti)
+            if state.stmt is not None and stmt.start == state.stmt.start and (
+                lasti > state.lasti or _looping_in_comprehension(frame.f_code, lasti, stmt)
+            ):
+                state.lasti = lasti  # another line, or another round of a comprehension, of the same statement
                 return self._local_trace
             if state.stmt is not None:
                 self._finish(frame, state)
@@ -475,12 +480,63 @@ def _at_user_location(show: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _suspended(frame: FrameType) -> bool:
-    """Is this "return" a generator or coroutine pausing at a yield (or await)?"""
+    """Is this "return" a generator or coroutine pausing at a yield (or await)?
+
+    Where ``f_lasti`` points then differs by version: at the YIELD_VALUE
+    (3.11, 3.12); at the RESUME after it (3.13); in 3.10, ``yield from`` and
+    ``await`` pause with ``f_lasti`` on the instruction before YIELD_FROM.
+    """
     if not frame.f_code.co_flags & _CO_SUSPENDABLE:
         return False
     code = frame.f_code.co_code
     lasti = frame.f_lasti
-    return 0 <= lasti < len(code) and code[lasti] == _YIELD_VALUE
+    if not 0 <= lasti < len(code):
+        return False
+    op = code[lasti]
+    if op == _YIELD_VALUE:
+        return True
+    if op == _RESUME:
+        return lasti >= 2 and code[lasti - 2] == _YIELD_VALUE
+    return _YIELD_FROM is not None and lasti + 2 < len(code) and code[lasti + 2] == _YIELD_FROM
+
+
+_BACKWARD_JUMPS = {dis.opmap[name] for name in ("JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT") if name in dis.opmap}
+_jump_targets: weakref.WeakKeyDictionary[CodeType, dict[int, int]] = weakref.WeakKeyDictionary()
+
+
+def _landing(code: CodeType, lasti: int) -> int:
+    """Where a "line" event puts the frame. Python 3.13 reports the line event
+    of a backward jump at the jump itself, earlier versions at its target:
+    the target, in both cases, is where the frame goes on."""
+    raw = code.co_code
+    if not _BACKWARD_JUMPS or not 0 <= lasti < len(raw) or raw[lasti] not in _BACKWARD_JUMPS:
+        return lasti
+    targets = _jump_targets.get(code)
+    if targets is None:
+        targets = _jump_targets[code] = {
+            ins.offset: ins.argval for ins in dis.get_instructions(code)
+            if ins.opcode in _BACKWARD_JUMPS and isinstance(ins.argval, int)
+        }
+    return targets.get(lasti, lasti)
+
+
+_positions: weakref.WeakKeyDictionary[CodeType, list[tuple[int | None, int | None]]] = weakref.WeakKeyDictionary()
+
+
+def _looping_in_comprehension(code: CodeType, lasti: int, stmt: StatementInfo) -> bool:
+    """Did a jump back land inside one of the statement's own comprehensions
+    (inlined into the frame from Python 3.12 on)? Then the statement is
+    still running, not running again."""
+    if not stmt.comprehensions or sys.version_info < (3, 12):
+        return False
+    positions = _positions.get(code)
+    if positions is None:
+        positions = _positions[code] = [(line, col) for line, _, col, _ in code.co_positions()]
+    index = lasti // 2
+    if not 0 <= index < len(positions):
+        return False
+    line, column = positions[index]
+    return line is not None and column is not None and stmt.in_comprehension(line, column)
 
 
 def _steppable(code: CodeType) -> bool:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib.machinery
 import io
 import json
 import os
@@ -89,7 +90,13 @@ def run_explain(args: argparse.Namespace, env: Environment | None = None) -> int
         from gradtutor.engine import Engine
 
         module = types.ModuleType("__main__")
-        module.__dict__.update(__file__=code.co_filename, __cached__=None, __loader__=None)
+        # As python sets up a script's __main__: a source loader and no spec.
+        # (Python 3.12's warnings machinery refuses module globals whose
+        # __loader__ and __spec__ are both None.)
+        loader = importlib.machinery.SourceFileLoader("__main__", code.co_filename)
+        module.__dict__.update(
+            __file__=code.co_filename, __cached__=None, __loader__=loader, __spec__=None, __annotations__={}
+        )
         engine = Engine(module.__dict__, max_iterations=args.max_iterations, **engine_options)
         engine.add_source(code.co_filename, source)
         with _as_main_program(args.file, list(args.args), module):

@@ -26,7 +26,6 @@ runs, in the learner's own namespace.
 
 from __future__ import annotations
 
-import ast
 import re
 from dataclasses import dataclass
 from typing import Any, Mapping
@@ -151,7 +150,10 @@ class _Reader:
         if not isinstance(value, str) or not value.strip():
             raise self.fail(where, f"field '{what}': expected Python code as text")
         try:
-            ast.parse(value, mode=mode)
+            # Compiled, not only parsed: some mistakes ('return' outside a
+            # function) and depth limits are found by the compiler, and
+            # where each limit lies differs between Python versions.
+            compile(value, "<lesson>", mode, dont_inherit=True)
         except SyntaxError as exc:
             raise LessonError(self.path, self._code_line(where, exc.lineno), f"field '{what}': code does not parse: {exc.msg}") from None
         except (ValueError, UnicodeError, RecursionError, MemoryError) as exc:

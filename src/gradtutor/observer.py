@@ -86,8 +86,9 @@ class WarningRecord:
 
 
 # The getters of the .grad and .data properties, as the mode receives them.
-_GRAD_GET = vars(torch._C.TensorBase)["grad"].__get__
-_DATA_GET = vars(torch._C.TensorBase)["data"].__get__
+_TENSOR_BASE = getattr(torch._C, "TensorBase", None) or getattr(torch._C, "_TensorBase")  # renamed in torch 2.2
+_GRAD_GET = vars(_TENSOR_BASE)["grad"].__get__
+_DATA_GET = vars(_TENSOR_BASE)["data"].__get__
 # Methods named like in-place ops that do not change a tensor's values.
 _NOT_INPLACE = {"requires_grad_", "share_memory_", "retain_grad", "detach_", "record_stream"}
 _PYTHON_FUNCTION = types.FunctionType  # (inside __torch_function__, "types" is a parameter)

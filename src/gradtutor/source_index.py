@@ -22,6 +22,17 @@ class StatementInfo:
     label: str  # what a drawing shows for the value it computes
     targets: tuple[str, ...]  # names it assigns
     reads: tuple[str, ...]  # names it reads
+    # Where its list, set and dict comprehensions are, as (line, column,
+    # end line, end column) in the compiler's UTF-8 columns. From Python 3.12
+    # they run inside the statement's own frame (PEP 709), so a jump back
+    # into one is the comprehension looping, not the statement running again.
+    comprehensions: tuple[tuple[int, int, int, int], ...] = ()
+
+    def in_comprehension(self, line: int, column: int) -> bool:
+        return any(
+            (line, column) >= (first, col) and (line, column) < (last, end_col)
+            for first, col, last, end_col in self.comprehensions
+        )
 
 
 class SourceIndex:
@@ -52,11 +63,17 @@ class SourceIndex:
             while end > start and not self._line(end).strip():
                 end -= 1
             text = "\n".join(self._line(i) for i in range(start, end + 1)).strip()
-            info = StatementInfo(start, end, _strip_comment(text), _label(node, source, text), _targets(node), _reads(node, header_only=True))
+            info = StatementInfo(
+                start, end, _strip_comment(text), _label(node, source, text), _targets(node),
+                _reads(node, header_only=True), _inlined_comprehensions(node),
+            )
         else:
             end = node.end_lineno or start
             text = ast.get_source_segment(source, node) or self._line(start).strip()
-            info = StatementInfo(start, end, text, _label(node, source, text), _targets(node), _reads(node))
+            info = StatementInfo(
+                start, end, text, _label(node, source, text), _targets(node), _reads(node),
+                _inlined_comprehensions(node),
+            )
         for line in range(info.start, info.end + 1):
             # Inner statements win over the compound statements that hold them.
             existing = self._by_line.get(line)
@@ -112,6 +129,23 @@ def _targets(node: ast.stmt) -> tuple[str, ...]:
             if isinstance(sub, ast.Name) and sub.id not in names:
                 names.append(sub.id)
     return tuple(names)
+
+
+def _inlined_comprehensions(node: ast.stmt) -> tuple[tuple[int, int, int, int], ...]:
+    """The spans of the comprehensions a statement runs in its own frame: not
+    those of the statements in its body, nor those inside a lambda or a
+    generator expression (they run in frames of their own)."""
+    spans: list[tuple[int, int, int, int]] = []
+    todo: list[ast.AST] = list(ast.iter_child_nodes(node))
+    while todo:
+        sub = todo.pop()
+        if isinstance(sub, (ast.stmt, ast.Lambda, ast.GeneratorExp)):
+            continue
+        if isinstance(sub, (ast.ListComp, ast.SetComp, ast.DictComp)) and sub.end_lineno is not None:
+            spans.append((sub.lineno, sub.col_offset, sub.end_lineno, sub.end_col_offset or 0))
+            continue  # one span covers the comprehensions nested in it
+        todo.extend(ast.iter_child_nodes(sub))
+    return tuple(spans)
 
 
 def _reads(node: ast.stmt, header_only: bool = False) -> tuple[str, ...]:
