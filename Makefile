@@ -4,7 +4,7 @@
 # and, for maintainers:
 #   make test-pythons   the whole suite on every supported Python, each in
 #                       its own .venv-X.Y (PYTHONS="3.12 3.13" for some)
-#   make test-torches   the whole suite on the oldest torch releases tested
+#   make test-torches   the whole suite on other torch releases (TORCHES)
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -14,8 +14,9 @@ TORCH_PIN := torch==2.13.0
 
 SUPPORTED_PYTHONS := 3.10 3.11 3.12 3.13
 PYTHONS ?= $(SUPPORTED_PYTHONS)
-# Older torch releases tested, each on Python 3.11 (the lower bound in pyproject.toml is the first).
-TORCHES ?= 2.1.2 2.5.1
+# Other torch releases tested, each on Python 3.11: the lower bound in
+# pyproject.toml, one between, and the newest this machine has.
+TORCHES ?= 2.1.2 2.5.1 2.14.1
 
 .PHONY: run test setup bench test-pythons test-torches
 

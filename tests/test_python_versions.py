@@ -207,3 +207,38 @@ def test_loops_and_jumps_step_the_same_on_every_version(program):
         ("early", 18, 1), ("early", 19, 1), ("early", 18, 2), ("early", 19, 2), ("early", 20, 1),
         ("<module>", 22, 1),
     ]
+
+
+def test_did_you_mean_is_kept_on_every_version(program):
+    # Before 3.12 the suggestion comes from the interpreter's printer, not
+    # from the traceback module the tutor formats with.
+    path = program("""
+        import torch
+        def step(weights):
+            loss = weights.sum()
+            return loss.bakward()
+        def other():
+            total = 1
+            return totl
+        try:
+            other()
+        except NameError as exc:
+            print(type(exc).__name__)
+        step(torch.ones(2, requires_grad=True))
+    """)
+    plain = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=120)
+    tutor = subprocess.run([sys.executable, "-m", "gradtutor", "explain", "--plain", str(path)],
+                           capture_output=True, text=True, timeout=120)
+    assert "Did you mean: 'backward'?" in plain.stderr
+    assert tutor.stderr == plain.stderr
+    assert (plain.returncode, tutor.returncode) == (1, 1)
+
+
+def test_the_shell_keeps_did_you_mean(tmp_path):
+    session = "loss = 1.5\nprint(los)\nimport torch\ntorch.ones(1).bakward()\n"
+    done = subprocess.run([sys.executable, "-m", "gradtutor", "--plain"], input=session,
+                          capture_output=True, text=True, timeout=120,
+                          env={**__import__("os").environ, "XDG_DATA_HOME": str(tmp_path)})
+    text = done.stdout + done.stderr
+    assert "NameError: name 'los' is not defined. Did you mean: 'loss'?" in text
+    assert "AttributeError: 'Tensor' object has no attribute 'bakward'. Did you mean: 'backward'?" in text

@@ -3,7 +3,9 @@ without the tutor's frames or the dispatch frames its observer adds."""
 
 from __future__ import annotations
 
+import io
 import os
+import sys
 import traceback
 from typing import Callable
 
@@ -34,18 +36,50 @@ def _filter(stack: traceback.StackSummary, only: Callable[[str], bool] | None) -
     return traceback.StackSummary.from_list(kept)
 
 
-def _clean(te: traceback.TracebackException, only: Callable[[str], bool] | None) -> None:
+def _clean(te: traceback.TracebackException, exc: BaseException, only: Callable[[str], bool] | None) -> None:
     seen: set[int] = set()
-    todo = [te]
+    todo: list[tuple[traceback.TracebackException, BaseException | None]] = [(te, exc)]
     while todo:
-        cur = todo.pop()
+        cur, cur_exc = todo.pop()
         if id(cur) in seen:
             continue
         seen.add(id(cur))
         cur.stack = _filter(cur.stack, only)
-        for nxt in (cur.__cause__, cur.__context__):
+        if cur_exc is not None and _NEEDS_SUGGESTIONS:
+            cur._str = (cur._str or "") + _suggestion(cur_exc)  # type: ignore[attr-defined]
+        for nxt, nxt_exc in (
+            (cur.__cause__, getattr(cur_exc, "__cause__", None)),
+            (cur.__context__, getattr(cur_exc, "__context__", None)),
+        ):
             if nxt is not None:
-                todo.append(nxt)
+                todo.append((nxt, nxt_exc))
+
+
+# Before 3.12 the "Did you mean: ...?" of a NameError or AttributeError is
+# added by the interpreter's own exception printer, not by the traceback
+# module: ask that printer, so the text is python's on every version.
+_NEEDS_SUGGESTIONS = sys.version_info < (3, 12)
+_SUGGESTION = ". Did you mean: "
+
+
+def _suggestion(exc: BaseException) -> str:
+    if not isinstance(exc, (NameError, AttributeError)):
+        return ""
+    printed = io.StringIO()
+    stderr = sys.stderr
+    sys.stderr = printed
+    try:
+        sys.__excepthook__(type(exc), exc, None)
+    except Exception:  # the printer failing is no reason to lose the traceback
+        return ""
+    finally:
+        sys.stderr = stderr
+    text = printed.getvalue()
+    start = text.rfind(_SUGGESTION)
+    if start < 0:
+        return ""
+    end = text.find("\n", start)
+    return text[start:] if end < 0 else text[start:end]
 
 
 def format_user_traceback(exc: BaseException, only: Callable[[str], bool] | None = None) -> str:
@@ -55,7 +89,7 @@ def format_user_traceback(exc: BaseException, only: Callable[[str], bool] | None
     (the shell shows the lines the user typed, not library internals).
     """
     te = traceback.TracebackException(type(exc), exc, exc.__traceback__, compact=True)
-    _clean(te, only)
+    _clean(te, exc, only)
     return "".join(te.format())
 
 
