@@ -25,6 +25,8 @@ def explain_json(path: str | os.PathLike[str], *args: str) -> dict[str, Any]:
         code = main(argv + (["--", *args] if args else []))
     doc = json.loads(out.getvalue())
     assert doc["exit_code"] == code
+    # Every test run doubles as a check that the tutor followed every step.
+    assert doc["internal_errors"] == [], doc["internal_errors"]
     return doc
 
 

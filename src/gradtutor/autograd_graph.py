@@ -64,7 +64,7 @@ UNKNOWN_ORIGIN = Origin(0, None)
 class LeafTag:
     """A tensor that is not the output of an autograd node (held weakly)."""
 
-    __slots__ = ("serial", "ref", "requires_grad", "shape", "dtype", "node_id", "children", "view", "former")
+    __slots__ = ("serial", "ref", "requires_grad", "shape", "dtype", "node_id", "children", "view")
     is_leaf = True
 
     def __init__(
@@ -78,7 +78,6 @@ class LeafTag:
         self.node_id = f"t{serial}"
         self.children: tuple[Any, ...] = ()
         self.view: Any = None  # the snapshot's cached drawing data for this tag
-        self.former: tuple[str, ...] = ()  # names it had before it lost them
 
     def tensor(self) -> torch.Tensor | None:
         return self.ref()
@@ -89,7 +88,7 @@ class NodeTag:
 
     __slots__ = (
         "serial", "op", "origin", "sequence_nr", "children", "saved_attrs", "saved",
-        "shape", "dtype", "freed_by", "node_id", "view", "edges", "former",
+        "shape", "dtype", "freed_by", "node_id", "view", "edges",
     )
     is_leaf = False
 
@@ -121,7 +120,6 @@ class NodeTag:
         self.node_id = f"n{serial}"
         self.view: Any = None  # the snapshot's cached drawing data for this tag
         self.edges: Any = None  # the snapshot's cached edges into this node
-        self.former: tuple[str, ...] = ()  # names it had before it lost them
 
 
 _saved_attrs_by_class: dict[type, tuple[str, ...]] = {}

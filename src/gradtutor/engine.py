@@ -60,6 +60,19 @@ class _Frame:
     hidden: int = 0
 
 
+@dataclass(frozen=True)
+class InternalError:
+    """A failure of the tutor's own while it followed a step. The step goes
+    unnarrated; the program itself runs on as it would without the tutor."""
+
+    file: str
+    line: int | None
+    message: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"file": self.file, "line": self.line, "message": self.message}
+
+
 @dataclass
 class RunResult:
     """How a run ended. ``exception`` is the uncaught exception (not SystemExit)."""
@@ -72,6 +85,7 @@ class RunResult:
     hidden_steps: int = 0
     value: Any = None  # the value of the last expression statement (run_cell)
     has_value: bool = False
+    internal_errors: list[InternalError] = field(default_factory=list)
 
 
 class Engine:
@@ -112,7 +126,7 @@ class Engine:
         self._steps: list[Step] = []
         self._hidden_total = 0
         self._displayed: list[Any] = []
-        self.internal_errors: list[str] = []  # the tutor's own failures while tracing
+        self.internal_errors: list[InternalError] = []  # the tutor's own failures while tracing
         self._counts: dict[tuple[Any, int], int] = {}  # executions of each statement
         self._shown: dict[tuple[Any, int], set[tuple[Any, ...]]] = {}  # event kinds shown per statement
 
@@ -162,7 +176,8 @@ class Engine:
         self._steps = []
         self._hidden_total = 0
         self._displayed = []
-        result = RunResult(self._steps)
+        self.internal_errors = []
+        result = RunResult(self._steps, internal_errors=self.internal_errors)
         old_displayhook = sys.displayhook
         if self.capture_output:
             self._out = OutputCapture()
@@ -226,7 +241,7 @@ class Engine:
         try:
             return self._start_frame(frame)
         except Exception as exc:  # never into the user's program: see _local_trace
-            self.internal_errors.append(f"{type(exc).__name__}: {exc}")
+            self._internal_error(frame, exc)
             return None
 
     def _start_frame(self, frame: FrameType) -> Any:
@@ -263,9 +278,16 @@ class Engine:
         try:
             return self._trace_event(frame, event, arg)
         except Exception as exc:
-            self.internal_errors.append(f"{type(exc).__name__}: {exc}")
+            self._internal_error(frame, exc)
             self.observer.paused = False
             return self._local_trace
+
+    def _internal_error(self, frame: FrameType, exc: Exception) -> None:
+        try:
+            text = f"{type(exc).__name__}: {exc}"
+        except Exception:  # an exception whose text cannot be made
+            text = type(exc).__name__
+        self.internal_errors.append(InternalError(frame.f_code.co_filename, frame.f_lineno, text))
 
     def _trace_event(self, frame: FrameType, event: str, arg: Any) -> Any:
         state = self._frames.get(id(frame.f_globals) if frame.f_code.co_name == "<module>" else id(frame))
@@ -342,10 +364,18 @@ class Engine:
             self._end_frame(state)
 
     def _namespace_of(self, frame: FrameType, state: _Frame) -> dict[str, Any]:
+        """The names a step can see. In a function, its locals hide globals of
+        the same name; a hidden global tensor or module is still named, as
+        ``global x``, so it is not mistaken for the local ``x``."""
         if state.is_module:
             return frame.f_globals
         merged = dict(frame.f_globals)
-        merged.update(frame.f_locals)
+        local = frame.f_locals
+        for name, value in local.items():
+            hidden = merged.get(name)
+            if hidden is not None and hidden is not value and isinstance(hidden, (torch.Tensor, torch.nn.Module)):
+                merged[f"global {name}"] = hidden
+        merged.update(local)
         return merged
 
     def _finish(self, frame: FrameType, state: _Frame, returning: Any = None) -> None:

@@ -116,6 +116,7 @@ def _explain_json(args: argparse.Namespace, env: Environment, run: Callable[...,
         "hidden_steps": result.hidden_steps,
         "exit_code": result.exit_code,
         "exception": None,
+        "internal_errors": [e.to_json() for e in result.internal_errors],
     }
     if result.exception is not None:
         doc["exception"] = {
@@ -126,7 +127,24 @@ def _explain_json(args: argparse.Namespace, env: Environment, run: Callable[...,
     json.dump(doc, env.stdout, ensure_ascii=False, indent=1, default=_json_default)
     env.stdout.write("\n")
     env.stdout.flush()
+    _report_internal_errors(result, env)
     return result.exit_code
+
+
+def _report_internal_errors(result: RunResult, env: Environment) -> None:
+    """One line on stderr per distinct failure of the tutor's own."""
+    seen: set[tuple[str, int | None, str]] = set()
+    for error in result.internal_errors:
+        key = (error.file, error.line, error.message)
+        if key in seen:
+            continue
+        seen.add(key)
+        where = f"line {error.line}" if error.line is not None else "a line"
+        env.stderr.write(
+            f"gradtutor: could not follow {where} of {os.path.basename(error.file)} ({error.message}); "
+            "that step is not narrated, the program ran unchanged\n"
+        )
+    env.stderr.flush()
 
 
 def _json_default(value: Any) -> Any:
@@ -161,4 +179,5 @@ def _explain_text(args: argparse.Namespace, env: Environment, run: Callable[...,
         env.stdout.flush()
         env.stderr.write(result.traceback)
         env.stderr.flush()
+    _report_internal_errors(result, env)
     return result.exit_code

@@ -286,6 +286,8 @@ class ShellSession:
             short = engine_traceback(result.exception)
             out.append(_verbatim(short.rstrip("\n"), "red"))
         out.extend(self._narrate(result.steps))
+        for error in dict.fromkeys(result.internal_errors):
+            out.append(Text(self.msg("internal_error", line=error.line, error=error.message), "yellow"))
         return Reply(out, steps=result.steps)
 
     def _narrate(self, steps: list[Step]) -> list[RenderableType]:

@@ -15,6 +15,7 @@ op view changed.
 from __future__ import annotations
 
 import reprlib
+import weakref
 from dataclasses import replace
 from typing import Any, Mapping
 
@@ -95,11 +96,18 @@ class Snapshotter:
     def __init__(self, registry: ag.TagRegistry) -> None:
         self.registry = registry
         self._previous: dict[Any, Snapshot] = {}
+        # Per frame: what each tracked name was bound to at the last step
+        # (the object, weakly where it can be, and its tag's serial), and the
+        # names each tag lost because this frame rebound them ("x (old)").
+        self._bound: dict[Any, dict[str, tuple[weakref.ref[Any], int]]] = {}
+        self._former: dict[Any, dict[int, tuple[str, ...]]] = {}
         self._grouped: tuple[Any, Graph] | None = None
         self._statement_cache: dict[str, tuple[tuple[Node, ...], Node]] = {}
 
     def forget_frame(self, frame_key: Any) -> None:
         self._previous.pop(frame_key, None)
+        self._bound.pop(frame_key, None)
+        self._former.pop(frame_key, None)
 
     def take(
         self, namespace: Mapping[str, Any], *, origin: ag.Origin, frame_key: Any = None, remember: bool = True
@@ -133,23 +141,25 @@ class Snapshotter:
                 tensor_of[tag.serial] = t
 
         tags = sorted(ag.walk_tags(roots), key=lambda tag: tag.serial)
+        former = self._former_names(namespace, names_of, frame_key, remember)
         nodes: list[Node] = []
         edges: list[Edge] = []
         origins: dict[int, ag.Origin] = {}
         for tag in tags:
             names = names_of.get(tag.serial, ())
+            lost = () if names else former.get(tag.serial, ())
             if isinstance(tag, ag.NodeTag):
                 origins[tag.origin.exec_id] = tag.origin
-                nodes.append(self._op_view(tag, names, tensor_of.get(tag.serial)))
+                nodes.append(self._op_view(tag, names, lost, tensor_of.get(tag.serial)))
                 if tag.edges is None:
                     tag.edges = tuple(Edge(child.node_id, tag.node_id) for child in tag.children)
                 edges.extend(tag.edges)
             else:
-                nodes.append(self._leaf_view(tag, names, param_names))
+                nodes.append(self._leaf_view(tag, names, lost, param_names))
         ops = Graph(tuple(nodes), tuple(edges))
 
         consts = {
-            exec_id: tuple(self._leaf_view(c, names_of.get(c.serial, ()), {}) for c in o.const_reads)
+            exec_id: tuple(self._leaf_view(c, names_of.get(c.serial, ()), (), {}) for c in o.const_reads)
             for exec_id, o in origins.items()
             if o.const_reads
         }
@@ -171,17 +181,36 @@ class Snapshotter:
             self._previous[frame_key] = snap
         return snap
 
-    # ---- node views (cached on the tags) --------------------------------------
-    @staticmethod
-    def _remember(tag: ag.NodeTag | ag.LeafTag, names: tuple[str, ...]) -> tuple[str, ...]:
-        """The names a tag had before it lost them (for ghosts like ``x (old)``)."""
-        if names:
-            tag.former = names
-            return ()
-        return tag.former
+    def _former_names(
+        self, namespace: Mapping[str, Any], names_of: Mapping[int, tuple[str, ...]], frame_key: Any, remember: bool
+    ) -> dict[int, tuple[str, ...]]:
+        """serial -> the names this frame took from that tag by binding them to
+        another object (drawn ``x (old)``). Not a name deleted, one that went
+        out of scope with its function, one of another frame, nor one whose
+        tensor was changed in place (same object, new autograd node)."""
+        before = self._bound.get(frame_key, {})
+        former = dict(self._former.get(frame_key, {}))
+        for name, (ref, serial) in before.items():
+            if name not in namespace:
+                continue
+            old = ref()
+            if old is not None and namespace[name] is old:
+                continue  # the same object (maybe changed in place)
+            former[serial] = tuple(dict.fromkeys((*former.get(serial, ()), name)))
+        for serial in names_of:
+            former.pop(serial, None)  # named again: no ghost
+        if remember:
+            now: dict[str, tuple[weakref.ref[Any], int]] = {}
+            serial_of = {name: serial for serial, names in names_of.items() for name in names}
+            for name, value in namespace.items():
+                if is_tracked_name(name) and name in serial_of:
+                    now[name] = (weakref.ref(value), serial_of[name])
+            self._bound[frame_key] = now
+            self._former[frame_key] = former
+        return former
 
-    def _op_view(self, tag: ag.NodeTag, names: tuple[str, ...], t: torch.Tensor | None) -> Node:
-        former = self._remember(tag, names)
+    # ---- node views (cached on the tags) --------------------------------------
+    def _op_view(self, tag: ag.NodeTag, names: tuple[str, ...], former: tuple[str, ...], t: torch.Tensor | None) -> Node:
         retains = t is not None and t.retains_grad
         has_grad = retains and t.grad is not None  # type: ignore[union-attr]
         freed_by = tag.freed_by
@@ -212,9 +241,8 @@ class Snapshotter:
         return tag.view[1]
 
     def _leaf_view(
-        self, tag: ag.LeafTag, names: tuple[str, ...], param_names: Mapping[int, tuple[str, str]]
+        self, tag: ag.LeafTag, names: tuple[str, ...], former: tuple[str, ...], param_names: Mapping[int, tuple[str, str]]
     ) -> Node:
-        former = self._remember(tag, names)
         leaf = tag.tensor()
         has_grad = leaf is not None and leaf.grad is not None
         path, module = param_names.get(id(leaf), ("", "")) if leaf is not None else ("", "")
