@@ -336,3 +336,70 @@ def test_a_generator_keeps_its_names_and_counts_across_yields(program):
               for s in doc["steps"] if s["function"] == "batches" and s["line"] == 5]
     assert in_gen == [(5, 1, [("name-bound", "h")]), (5, 2, [("name-rebound", "h")]), (5, 3, [("name-rebound", "h")])]
     assert len(events(doc, "graph-growth")) == 2
+
+
+def _nodes(step):
+    return step["graph"]["nodes"]
+
+
+def test_in_place_keeps_one_tensor_one_node_marked_changed(program):
+    doc = run(program, """
+        import torch
+        a = torch.ones(3, requires_grad=True)
+        h = a * 2
+        h += 1
+        h.add_(1)
+        h[0] = 0
+        out = h.sum()
+    """)
+    assert events(doc, "name-rebound") == []
+    assert [(e["line"], e["name"], e["op"]) for e in events(doc, "inplace")] == [
+        (4, "h", "add_"), (5, "h", "add_"), (6, "h", "[i] = ...")]
+    last = doc["steps"][-1]
+    [h] = [n for n in _nodes(last) if "h" in n["names"]]
+    assert h["label"] == "a * 2" and h["changed_at"] == [4, 5, 6]
+    assert not any(n.get("former_names") for n in _nodes(last))  # no "h (old)"
+
+
+def test_data_updates_and_grad_resets_say_what_happened_to_which_tensor(program):
+    doc = run(program, """
+        import torch
+        w = torch.ones(2, requires_grad=True)
+        (w * 3).sum().backward()
+        w.data.add_(-0.1 * w.grad)
+        w.grad.zero_()
+        w.data = w.data * 2
+        w.grad = None
+        model = torch.nn.Linear(2, 1)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        model(w).sum().backward()
+        opt.step()
+        opt.zero_grad(set_to_none=False)
+        opt.zero_grad()
+        for p in model.parameters():
+            p.data.add_(1.0)
+    """)
+    assert [(e["line"], e["name"], e["op"], e.get("how")) for e in events(doc, "inplace")] == [
+        (4, "w", "add_", "data"), (6, "w", "data =", "data"), (11, "model", "add_", None),
+        (15, "p", "add_", "data"), (15, "p", "add_", "data")]
+    resets = [(e["line"], e["name"], e["how"], e.get("parameters")) for e in events(doc, "grad-reset")]
+    assert resets == [(5, "w", "zeroed", None), (7, "w", "none", None),
+                      (12, "model", "zeroed", 2), (13, "model", "none", 2)]
+
+
+def test_grad_changes_show_the_values_before_and_after(program):
+    doc = run(program, """
+        import torch
+        x = torch.tensor([2.0], requires_grad=True)
+        y = x ** 2
+        y.backward(retain_graph=True)
+        y.backward()
+        x.grad = None
+        x = torch.tensor([1.0], requires_grad=True)
+    """)
+    changes = [(s["line"], s.get("grad_changes")) for s in doc["steps"] if s.get("grad_changes")]
+    assert changes == [
+        (4, [{"name": "x", "before": None, "after": [4.0]}]),
+        (5, [{"name": "x", "before": [4.0], "after": [8.0]}]),
+        (6, [{"name": "x", "before": [8.0], "after": None}]),
+    ]

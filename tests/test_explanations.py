@@ -24,6 +24,11 @@ SAMPLES = [
     Event.make("retain-grad", 8, name="h"),
     Event.make("inplace", 9, name=None, op="add_", version=1),
     Event.make("inplace", 9, name="model", op="add_", parameters=4),
+    Event.make("inplace", 9, name="w", op="add_", how="data"),
+    Event.make("inplace", 9, name="model", op="add_", how="data", parameters=4),
+    *(Event.make("grad-reset", 9, name="w", how=how, op="zero_") for how in ("zeroed", "none", "set", "changed")),
+    *(Event.make("grad-reset", 9, name="model", how=how, op="mul_", parameters=4)
+      for how in ("zeroed", "none", "set", "changed")),
     Event.make("graph-growth", 10, name="total", nodes=12),
     Event.make("warning", 11, cause="non-leaf-grad", name="y"),
     Event.make("error", 13, cause="second-backward", exception="RuntimeError", message="...", node="n3",

@@ -88,7 +88,7 @@ class NodeTag:
 
     __slots__ = (
         "serial", "op", "origin", "sequence_nr", "children", "saved_attrs", "saved",
-        "shape", "dtype", "freed_by", "node_id", "view", "edges",
+        "shape", "dtype", "freed_by", "node_id", "view", "edges", "replaces",
     )
     is_leaf = False
 
@@ -120,6 +120,8 @@ class NodeTag:
         self.node_id = f"n{serial}"
         self.view: Any = None  # the snapshot's cached drawing data for this tag
         self.edges: Any = None  # the snapshot's cached edges into this node
+        # For an in-place op: the node the changed tensor pointed to before.
+        self.replaces: NodeTag | None = None
 
 
 _saved_attrs_by_class: dict[type, tuple[str, ...]] = {}

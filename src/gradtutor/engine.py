@@ -58,6 +58,8 @@ class _Frame:
     exception: BaseException | None = None
     code: Any = None
     hidden: int = 0
+    # name -> (the tensor, weakly; its .grad as the snapshot summarised it)
+    grads: dict[str, tuple[Any, Any]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -411,6 +413,7 @@ class Engine:
             if exception is not None:
                 observer.error_details.pop(id(exception), None)
             events = [_with_origins(e) for e in events]
+            grad_changes = _grad_changes(state, namespace, snapshot)
             state.exception = None
             hidden = iteration > self.max_iterations and self._seen_before((state.code, stmt.start), events)
             output = self._take_output()
@@ -430,6 +433,7 @@ class Engine:
                 iteration=iteration,
                 traceback=None,
                 extra={"hidden": state.hidden} if state.hidden else {},
+                grad_changes=grad_changes,
             )
             state.hidden = 0
             self._steps.append(step)
@@ -465,6 +469,33 @@ class Engine:
 
     def _take_output(self) -> str:
         return self._out.take() if self._out is not None else ""
+
+
+def _grad_changes(state: _Frame, namespace: dict[str, Any], snapshot: Snapshot) -> tuple[tuple[str, Any, Any], ...]:
+    """The .grad values of the frame's named tensors that this step changed.
+    A name now bound to another tensor has no "before": it is not a change."""
+    now = dict(snapshot.grads)
+    changes: list[tuple[str, Any, Any]] = []
+    seen: dict[str, tuple[Any, Any]] = {}
+    for name, (ref, before) in state.grads.items():
+        value = namespace.get(name)
+        if value is None or ref() is not value:
+            continue
+        after = now.get(name)
+        if after != before:
+            changes.append((name, before, after))
+    for name, after in now.items():
+        value = namespace.get(name)
+        old = state.grads.get(name)
+        if old is None or old[0]() is not value:
+            changes.append((name, None, after))
+        seen[name] = (weakref.ref(value), after)
+    for name, (ref, before) in state.grads.items():
+        # Still the same tensor, its .grad gone (set to None): remember that.
+        if name not in seen and ref() is not None and namespace.get(name) is ref():
+            seen[name] = (ref, None)
+    state.grads = seen
+    return tuple(changes)
 
 
 def _signature(event: Event) -> tuple[Any, ...]:

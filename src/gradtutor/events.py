@@ -25,6 +25,7 @@ from gradtutor.snapshot import is_tracked_name
 from gradtutor.observer import (
     BackwardRecord,
     DetachRecord,
+    GradSetRecord,
     InplaceRecord,
     RetainGradRecord,
     WarningRecord,
@@ -90,6 +91,10 @@ def detect_events(
         return names[0] if names else None
 
     params: dict[int, tuple[str, str]] | None = None
+    grad_owners: dict[int, str] | None = None
+    # Changes to a module's parameters or their gradients (an optimizer step,
+    # zero_grad) are one event per module: (kind, module, how, op) -> [index, count].
+    per_module: dict[tuple[str, str, str, str], list[int]] = {}
     for rec in records:
         rec_line = rec.line if rec.line is not None else line
         if isinstance(rec, BackwardRecord):
@@ -119,30 +124,92 @@ def detect_events(
             events.append(Event.make("retain-grad", rec_line, name=name_of(rec.ref)))
         elif isinstance(rec, WarningRecord):
             events.append(Event.make("warning", rec_line, cause=rec.cause, name=name_of(rec.ref)))
-        elif isinstance(rec, InplaceRecord):
-            name = name_of(rec.ref)
-            target = rec.ref()
-            if name is None and target is not None:
-                if params is None:
-                    params = _param_paths(namespace)
-                if id(target) in params:
-                    # An optimizer step changes every parameter: one event per module.
-                    module = params[id(target)][0]
-                    count = sum(
-                        1
-                        for r in records
-                        if isinstance(r, InplaceRecord) and (t := r.ref()) is not None
-                        and params.get(id(t), ("",))[0] == module
-                    )
-                    events.append(Event.make("inplace", rec_line, name=module, op=rec.op, parameters=count))
-                    continue
-            events.append(Event.make("inplace", rec_line, name=name, op=rec.op, version=rec.version))
+        elif isinstance(rec, (InplaceRecord, GradSetRecord)):
+            if params is None:
+                params = _param_paths(namespace)
+            if grad_owners is None:
+                grad_owners = _grad_owners(namespace, params)
+            change = _tensor_change(rec, rec_line, name_of, params, grad_owners)
+            if change is None:
+                continue
+            key, event = change
+            if key is None:
+                events.append(event)
+            elif key in per_module:
+                per_module[key][1] += 1
+            else:
+                per_module[key] = [len(events), 1]
+                events.append(event)
 
+    for (kind, module, how, op), (index, count) in per_module.items():
+        events[index] = Event.make(kind, events[index].line, **{**events[index].data, "parameters": count})
     events.extend(_name_events(line, iteration, namespace if scope is None else scope, tracker, snapshot))
 
     if exception is not None:
         events.append(_error_event(line, exception, (error_details or {}).get(id(exception), {}), name_of))
     return _dedupe(events)
+
+
+def _grad_owners(namespace: Mapping[str, Any], params: Mapping[int, tuple[str, str]]) -> dict[int, str]:
+    """``id(t.grad)`` -> ``t``'s name, for named tensors; ``m:<module>`` for
+    the parameters of named modules."""
+    owners: dict[int, str] = {}
+    for name, value in namespace.items():
+        if isinstance(value, torch.Tensor) and is_tracked_name(name) and (value.is_leaf or value.retains_grad):
+            g = value.grad
+            if g is not None:
+                owners.setdefault(id(g), name)
+        elif isinstance(value, torch.nn.Module) and is_tracked_name(name):
+            for p in value.parameters():
+                g = p.grad
+                if g is not None:
+                    owners.setdefault(id(g), "m:" + params.get(id(p), (name, ""))[0])
+    return owners
+
+
+def _tensor_change(
+    rec: InplaceRecord | GradSetRecord,
+    line: int,
+    name_of: Any,
+    params: Mapping[int, tuple[str, str]],
+    grad_owners: Mapping[int, str],
+) -> tuple[tuple[str, str, str, str] | None, Event] | None:
+    """The event for one in-place change, and its per-module key when it
+    changed a parameter (or a parameter's gradient) of a named module."""
+    target = rec.ref()
+    if isinstance(rec, GradSetRecord):
+        how = "none" if rec.cleared else "set"
+        name = name_of(rec.ref)
+        if name is None and target is not None and id(target) in params:
+            module = params[id(target)][0]
+            return ("grad-reset", module, how, ""), Event.make("grad-reset", line, name=module, how=how)
+        return (None, Event.make("grad-reset", line, name=name, how=how)) if name is not None else None
+    if rec.data_of is not None:
+        # Through .data: autograd neither records it nor bumps the version.
+        source = rec.data_of()
+        name = name_of(rec.data_of)
+        if name is None and source is not None and id(source) in params:
+            module = params[id(source)][0]
+            return ("inplace", module, "data", rec.op), Event.make("inplace", line, name=module, op=rec.op, how="data")
+        return None if name is None else (None, Event.make("inplace", line, name=name, op=rec.op, how="data"))
+    name = name_of(rec.ref)
+    if name is not None:
+        return None, Event.make("inplace", line, name=name, op=rec.op, version=rec.version)
+    if target is None:
+        return None
+    owner = grad_owners.get(id(target))
+    if owner is not None:
+        # A gradient changed in place: x.grad.zero_(), or zero_grad(set_to_none=False).
+        how = "zeroed" if rec.op == "zero_" else "changed"
+        if owner.startswith("m:"):
+            module = owner[2:]
+            return ("grad-reset", module, how, rec.op), Event.make("grad-reset", line, name=module, how=how, op=rec.op)
+        return None, Event.make("grad-reset", line, name=owner, how=how, op=rec.op)
+    if id(target) in params:
+        # An optimizer step changes every parameter: one event per module.
+        module = params[id(target)][0]
+        return ("inplace", module, "", rec.op), Event.make("inplace", line, name=module, op=rec.op)
+    return None, Event.make("inplace", line, name=None, op=rec.op, version=rec.version)
 
 
 def _accumulated_events(

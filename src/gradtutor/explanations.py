@@ -20,17 +20,21 @@ from gradtutor.model import Event
 from gradtutor.yamlfile import line_of, load_yaml
 
 LANGUAGES = ("en", "zh")
+GRAD_RESETS = ("zeroed", "none", "set", "changed")  # what happened to a .grad
 REQUIRED_FIELDS = ("title", "text", "more")
 OPTIONAL_FIELDS = ("fallback", "title_fallback")
 
 #: Every key an event can map to; each language must explain all of them.
 EXPLANATION_KEYS: tuple[str, ...] = (
-    *(k for k in EVENT_KINDS if k not in ("error", "warning")),
+    *(k for k in EVENT_KINDS if k not in ("error", "warning", "grad-reset")),
     "name-rebound/old-in-graph",
     "backward/retain-graph",
     "detached/no_grad",
     "detached/data",
     "inplace/parameters",
+    "inplace/data",
+    "inplace/parameters-data",
+    *(f"grad-reset/{scope}{how}" for scope in ("", "parameters-") for how in GRAD_RESETS),
     *(f"error/{c}" for c in ERROR_CAUSES),
     *(f"warning/{c}" for c in WARNING_CAUSES),
 )
@@ -57,8 +61,12 @@ def explanation_key(event: Event) -> str:
         return "name-rebound/old-in-graph"
     if event.kind == "backward" and event.get("retain_graph"):
         return "backward/retain-graph"
+    if event.kind == "inplace" and event.get("how") == "data":
+        return "inplace/parameters-data" if event.get("parameters") else "inplace/data"
     if event.kind == "inplace" and event.get("parameters"):
         return "inplace/parameters"
+    if event.kind == "grad-reset":
+        return f"grad-reset/{'parameters-' if event.get('parameters') else ''}{event.get('how', 'changed')}"
     if event.kind == "detached" and event.get("how") in ("no_grad", "data"):
         return f"detached/{event.get('how')}"
     return event.kind

@@ -60,8 +60,17 @@ def group_statements(
     for name in module_sizes:
         members.setdefault(f"m:{name}", [])
         order.append(f"m:{name}")
+    changed: dict[str, list[tuple[str, int]]] = {}
     for node in ops.nodes:
-        if node.kind == OP:
+        if node.kind == OP and node.inplace_of is not None and node.inplace_of in group_of:
+            # An in-place op changes the tensor an earlier statement made: one
+            # node, marked as changed, not a second tensor.
+            group = group_of[node.inplace_of]
+            add(group, node)
+            origin = origins.get(node.step) if node.step is not None else None
+            if node.line is not None:
+                changed.setdefault(group, []).append((origin.filename if origin else "", node.line))
+        elif node.kind == OP:
             add(f"s{node.step}", node)
         elif node.kind == LEAF and node.detail and not node.names:
             add(f"m:{node.detail}", node)
@@ -87,7 +96,7 @@ def group_statements(
             if cached is not None and cached[0] == key:
                 nodes[group] = cached[1]
             else:
-                nodes[group] = _statement_node(group, members[group], origins)
+                nodes[group] = _statement_node(group, members[group], origins, tuple(changed.get(group, ())))
                 if cache is not None:
                     cache[group] = (key, nodes[group])
         else:
@@ -114,11 +123,14 @@ def group_statements(
     return Graph(tuple(ordered), tuple(edges))
 
 
-def _statement_node(group: str, members: list[Node], origins: Mapping[int, Any]) -> Node:
+def _statement_node(
+    group: str, members: list[Node], origins: Mapping[int, Any], changed_at: tuple[tuple[str, int], ...] = ()
+) -> Node:
     info = origins.get(members[0].step) if members[0].step is not None else None
     named = [m for m in members if m.names]
     # The statement's output: the node its targets are bound to, else the newest.
     output = named[-1] if named else members[-1]
+    first = members[0]
     names: list[str] = []
     former: list[str] = []
     for m in members:
@@ -136,9 +148,9 @@ def _statement_node(group: str, members: list[Node], origins: Mapping[int, Any])
         label=info.label if info else output.label,
         names=tuple(names),
         former_names=tuple(former),
-        line=info.line if info else output.line,
-        source=info.source if info else output.source,
-        step=output.step,
+        line=info.line if info else first.line,
+        source=info.source if info else first.source,
+        step=first.step,
         requires_grad=True,
         shape=output.shape,
         dtype=output.dtype,
@@ -148,4 +160,5 @@ def _statement_node(group: str, members: list[Node], origins: Mapping[int, Any])
         has_grad=any(m.has_grad for m in members),
         retains_grad=any(m.retains_grad for m in members),
         ops=tuple(m.label for m in members),
+        changed_at=changed_at,
     )

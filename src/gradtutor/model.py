@@ -32,6 +32,7 @@ EVENT_KINDS = (
     "detached",
     "retain-grad",
     "inplace",
+    "grad-reset",
     "graph-growth",
     "warning",
     "error",
@@ -48,7 +49,7 @@ WARNING_CAUSES = ("non-leaf-grad",)
 
 # Events that happen on every iteration of an ordinary loop. A loop
 # iteration past the first few is shown only when something else happens.
-ROUTINE = {"name-bound", "backward", "detached", "retain-grad", "inplace"}
+ROUTINE = {"name-bound", "backward", "detached", "retain-grad", "inplace", "grad-reset"}
 
 
 def is_routine(event: Event) -> bool:
@@ -90,6 +91,11 @@ class Node:
     ops: tuple[str, ...] = ()
     detail: str = ""
     dropped: bool = False
+    # In-place changes. Op view: the node of the same tensor that this
+    # in-place op replaced. Statement view: where the tensor was changed in
+    # place after its statement made it, as (file, line), in order.
+    inplace_of: str | None = None
+    changed_at: tuple[tuple[str, int], ...] = ()
 
     @property
     def is_ghost(self) -> bool:
@@ -126,6 +132,10 @@ class Node:
             out["detail"] = self.detail
         if self.dropped:
             out["dropped"] = True
+        if self.inplace_of is not None:
+            out["inplace_of"] = self.inplace_of
+        if self.changed_at:
+            out["changed_at"] = [line for _, line in self.changed_at]
         return out
 
 
@@ -251,6 +261,9 @@ class Step:
     value: str | None = None  # repr of an expression statement's value (shell only)
     traceback: str | None = None  # the user's own traceback, when the step raised
     extra: Mapping[str, Any] = field(default_factory=dict)
+    # The .grad values this step changed: (name, before, after), each a value
+    # as in ``Snapshot.grads`` or None (no .grad), for the same tensor.
+    grad_changes: tuple[tuple[str, Any, Any], ...] = ()
 
     def to_json(self, level: str = LEVEL_STATEMENTS) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -263,6 +276,8 @@ class Step:
             "graph": self.snapshot.graph(level).to_json(),
             "output": self.output,
         }
+        if self.grad_changes:
+            out["grad_changes"] = [{"name": n, "before": b, "after": a} for n, b, a in self.grad_changes]
         if self.traceback is not None:
             out["traceback"] = self.traceback
         return out

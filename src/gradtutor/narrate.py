@@ -7,6 +7,7 @@ front ends print what these functions return.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, Iterator
 
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.segment import Segment
@@ -139,8 +140,9 @@ def graph_renderable(
 
 
 def _names_a_place(key: str) -> bool:
-    # "[✗ freed]" names the backward that freed it: worth saying each time.
-    return "freed" in key
+    # "[✗ freed]" names the backward that freed it, "[changed in place]" the
+    # lines that changed it: worth saying each time.
+    return "freed" in key or "changed in place" in key
 
 
 def step_header(step: Step, *, ascii: bool) -> Text:
@@ -154,6 +156,44 @@ def step_header(step: Step, *, ascii: bool) -> Text:
     header = Text.assemble((f"{rule} {where} ", "bold blue"), (first + (" …" if rest else ""), "bold"))
     header.no_wrap, header.overflow = True, "ellipsis"  # one line, cut to the width
     return header
+
+
+_GRAD_TEXT_LIMIT = 60
+
+
+def format_grad(value: Any) -> str:
+    """A gradient as ``Snapshot.grads`` holds it, in a few characters: the
+    values while they fit (``[4.0, 8.0]``), else a summary."""
+    if value is None:
+        return "None"
+    if isinstance(value, dict):  # summarised by the snapshot: too many elements
+        shape = "×".join(str(s) for s in value.get("shape", ()))
+        if "mean" not in value:
+            return f"<{shape}>"
+        return f"<{shape}, mean {value['mean']:.4g}, norm {value['norm']:.4g}>"
+    text = _format_values(value)
+    if len(text) <= _GRAD_TEXT_LIMIT:
+        return text
+    flat = list(_flatten(value))
+    mean = sum(flat) / len(flat) if flat else 0.0
+    return f"<{len(flat)} values, mean {mean:.4g}>"
+
+
+def _format_values(value: Any) -> str:
+    if isinstance(value, list):
+        return "[" + ", ".join(_format_values(v) for v in value) + "]"
+    if isinstance(value, float):
+        text = f"{value:.4g}"
+        return text if any(c in text for c in ".en") else text + "."
+    return str(value)
+
+
+def _flatten(value: Any) -> Iterator[float]:
+    if isinstance(value, list):
+        for v in value:
+            yield from _flatten(v)
+    elif isinstance(value, (int, float)):
+        yield float(value)
 
 
 def hidden_note(count: int) -> Text:
@@ -177,6 +217,14 @@ class Narrator:
             for e in step.events
         ]
 
+    def grad_changes(self, step: Step) -> list[RenderableType]:
+        """``x.grad: [4.0] → [8.0]``, one line per gradient the step changed."""
+        arrow = "->" if self.options.ascii else "→"
+        return [
+            indented(Text(f"{name}.grad: {format_grad(before)} {arrow} {format_grad(after)}", "magenta"))
+            for name, before, after in step.grad_changes
+        ]
+
     def graph_if_changed(self, snapshot: Snapshot) -> list[RenderableType]:
         graph = snapshot.graph(self.options.level)
         changed = graph != self.last_drawn
@@ -193,5 +241,6 @@ class Narrator:
             out.append(hidden_note(hidden))
         out.append(step_header(step, ascii=self.options.ascii))
         out.extend(self.events(step))
+        out.extend(self.grad_changes(step))
         out.extend(self.graph_if_changed(step.snapshot))
         return out

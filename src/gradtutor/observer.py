@@ -69,6 +69,18 @@ class InplaceRecord:
     ref: weakref.ref[torch.Tensor]
     version: int
     shape: tuple[int, ...]
+    # Set when the change went through ``.data`` (``w.data.add_(...)``,
+    # ``w.data = ...``): the tensor whose data it was. Autograd does not see it.
+    data_of: weakref.ref[torch.Tensor] | None = None
+
+
+@dataclass
+class GradSetRecord:
+    """``t.grad = value`` (``None`` when an optimizer's zero_grad clears it)."""
+
+    line: int | None
+    ref: weakref.ref[torch.Tensor]
+    cleared: bool
 
 
 @dataclass
@@ -85,10 +97,12 @@ class WarningRecord:
 
 
 
-# The getters of the .grad and .data properties, as the mode receives them.
+# The getters and setters of the .grad and .data properties, as the mode receives them.
 _TENSOR_BASE = getattr(torch._C, "TensorBase", None) or getattr(torch._C, "_TensorBase")  # renamed in torch 2.2
 _GRAD_GET = vars(_TENSOR_BASE)["grad"].__get__
 _DATA_GET = vars(_TENSOR_BASE)["data"].__get__
+_GRAD_SET = vars(_TENSOR_BASE)["grad"].__set__
+_DATA_SET = vars(_TENSOR_BASE)["data"].__set__
 # Methods named like in-place ops that do not change a tensor's values.
 _NOT_INPLACE = {"requires_grad_", "share_memory_", "retain_grad", "detach_", "record_stream"}
 _PYTHON_FUNCTION = types.FunctionType  # (inside __torch_function__, "types" is a parameter)
@@ -187,7 +201,12 @@ class CallObserver(TorchFunctionMode):
             torch.Tensor.retain_grad: self._on_retain_grad,
             _GRAD_GET: self._on_grad_read,
             _DATA_GET: self._on_detach,
+            _GRAD_SET: self._on_grad_set,
+            _DATA_SET: self._on_data_set,
         }
+        # id(t.data result) -> (weakref to it, weakref to t): an in-place op on
+        # it changes t behind autograd's back. Entries leave with the tensor.
+        self._data_views: dict[int, tuple[weakref.ref[torch.Tensor], weakref.ref[torch.Tensor]]] = {}
         self._signatures: dict[Any, inspect.Signature] = {}
 
     # ---- dispatch -----------------------------------------------------------
@@ -204,7 +223,7 @@ class CallObserver(TorchFunctionMode):
         if (name.endswith("_") and not name.endswith("__") and name not in _NOT_INPLACE) or (
             name == "__setitem__"
         ):
-            return self._on_inplace(func, name, args, kwargs)
+            return self._on_inplace(func, "[i] = ..." if name == "__setitem__" else name, args, kwargs)
         if type(func) is _PYTHON_FUNCTION:
             out = call_warning_at_caller(func, args, kwargs)  # F.mse_loss and other Python APIs
         else:
@@ -357,6 +376,9 @@ class CallObserver(TorchFunctionMode):
 
     def _on_inplace(self, func: Any, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         target = args[0] if args and isinstance(args[0], torch.Tensor) else None
+        before = target.grad_fn if target is not None else None
+        if before is not None:
+            self.registry.tag_graph(before, self.context.origin)
         try:
             out = func(*args, **kwargs)
         except RuntimeError as exc:
@@ -364,6 +386,8 @@ class CallObserver(TorchFunctionMode):
                 self.error_details[id(exc)] = {"op": name, "tensor_ref": weakref.ref(target)}
             raise
         if target is not None:
+            view = self._data_views.get(id(target))
+            data_of = view[1] if view is not None and view[0]() is target else None
             rec = InplaceRecord(
                 self.context.line,
                 self.context.origin,
@@ -371,23 +395,61 @@ class CallObserver(TorchFunctionMode):
                 weakref.ref(target),
                 target._version,
                 tuple(target.shape),
+                data_of,
             )
             self.records.append(rec)
             self.inplace_history.append(rec)
             if len(self.inplace_history) > 256:
                 del self.inplace_history[:128]
             self._tag_outputs(target)
+            after = target.grad_fn
+            if before is not None and after is not None and after is not before:
+                # The same tensor, a new node: the statement view draws them as one.
+                tag = self.registry.tag_of(after)
+                if tag is not None and tag.replaces is None:
+                    tag.replaces = self.registry.tag_of(before)
         return out
 
     def _on_detach(self, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         source = args[0] if args and isinstance(args[0], torch.Tensor) else None
         had_grad = source is not None and source.requires_grad
         out = func(*args, **kwargs)
+        if func == _DATA_GET and source is not None and isinstance(out, torch.Tensor):
+            self._remember_data_view(out, source)
         if source is not None and had_grad and isinstance(out, torch.Tensor):
             how = "data" if func == _DATA_GET else getattr(func, "__name__", "detach")
             self.records.append(
                 DetachRecord(self.context.line, how, weakref.ref(out), weakref.ref(source))
             )
+        return out
+
+    def _remember_data_view(self, view: torch.Tensor, source: torch.Tensor) -> None:
+        key = id(view)
+        views = self._data_views
+
+        def forget(_ref: object, key: int = key) -> None:
+            entry = views.get(key)
+            if entry is not None and entry[0]() is None:
+                del views[key]
+
+        views[key] = (weakref.ref(view, forget), weakref.ref(source))
+
+    def _on_data_set(self, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        out = func(*args, **kwargs)
+        target = args[0] if args and isinstance(args[0], torch.Tensor) else None
+        if target is not None:
+            ref = weakref.ref(target)
+            self.records.append(InplaceRecord(
+                self.context.line, self.context.origin, "data =", ref, target._version, tuple(target.shape), ref,
+            ))
+        return out
+
+    def _on_grad_set(self, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        out = func(*args, **kwargs)
+        target = args[0] if args and isinstance(args[0], torch.Tensor) else None
+        if target is not None:
+            value = args[1] if len(args) > 1 else None
+            self.records.append(GradSetRecord(self.context.line, weakref.ref(target), value is None))
         return out
 
     def _on_retain_grad(self, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:

@@ -236,6 +236,7 @@ class Snapshotter:
                     freed_by_file=freed_by.filename if freed_by is not None else None,
                     retains_grad=retains,
                     has_grad=has_grad,
+                    inplace_of=tag.replaces.node_id if tag.replaces is not None else None,
                 ),
             )
         return tag.view[1]

@@ -108,6 +108,9 @@ def _label(node: ast.stmt, source: str, text: str) -> str:
         op = _BINOPS.get(type(node.op), "?")
         operand = ast.get_source_segment(source, node.value) or ast.unparse(node.value)
         return shorten_expression(f"{target} {op} ({operand})" if " " in operand.strip() else f"{target} {op} {operand}")
+    if isinstance(node, ast.Assign) and not all(isinstance(t, (ast.Name, ast.Tuple, ast.List)) for t in node.targets):
+        # x[0] = v, self.w = v: what changed is the target, so show it all.
+        return shorten_expression(text)
     value = _value_node(node)
     if value is not None:
         segment = ast.get_source_segment(source, value) or ast.unparse(value)

@@ -129,7 +129,8 @@ def _finish(picture: Picture, scene: Scene, omit_keys: frozenset[str] = frozense
     )
     locate = scene.locate or default_locate(scene.language)
     places = [locate(file, line) for file, line in freed]
-    keys = marker_keys(picture.markers, scene.charset, places, scene.language) + picture.keys
+    changed = _changed_places(scene, locate)
+    keys = marker_keys(picture.markers, scene.charset, places, scene.language, changed) + picture.keys
     keys = [key for key in keys if key[0] not in omit_keys]
     legend, legend_spans = legend_lines(keys, scene.notes + picture.notes, scene.width)
     lines = list(picture.lines)
@@ -150,6 +151,19 @@ def _finish(picture: Picture, scene: Scene, omit_keys: frozenset[str] = frozense
         edges=edges,
         keys=tuple(key[0] for key in keys),
     )
+
+
+def _changed_places(scene: Scene, locate: Locate) -> list[str]:
+    """Where the drawn tensors were changed in place, each place once, with a
+    count when a loop changed it many times: "line 7 (×3)"."""
+    counts: dict[tuple[str, int], int] = {}
+    for node in scene.all_nodes.values():
+        for place in node.changed_at:
+            counts[place] = counts.get(place, 0) + 1
+    return [
+        locate(file, line) + (f" (×{count})" if count > 1 else "")
+        for (file, line), count in sorted(counts.items())
+    ]
 
 
 __all__ = ["render_graph", "render_snapshot", "LAYERED_LIMIT"]

@@ -15,6 +15,7 @@ from gradtutor.render.node_text import (
     FREED,
     GRAD,
     LEAF_MARK,
+    CHANGED,
     MODIFIED,
     NEW,
     NONE_SAVED,
@@ -26,10 +27,12 @@ NOTE_STYLE = "note"
 
 
 def marker_keys(
-    markers: set[str], charset: Charset, freed_places: list[str], language: str = "en"
+    markers: set[str], charset: Charset, freed_places: list[str], language: str = "en",
+    changed_places: list[str] | None = None,
 ) -> list[tuple[str, str, str]]:
     """(marker as drawn, its style, what it means) for each marker used, in a fixed order.
-    ``freed_places``: where the backwards that freed drawn nodes are ("line 10")."""
+    ``freed_places``: where the backwards that freed drawn nodes are ("line 10");
+    ``changed_places``: where drawn tensors were changed in place."""
     if len(freed_places) == 1:
         by = say(language, "freed_by_one", place=freed_places[0])
     elif freed_places:
@@ -43,6 +46,7 @@ def marker_keys(
         (FREED, f"[{charset.freed}]", "freed", say(language, "freed", by=by)),
         (NONE_SAVED, "[none saved]", "saved-none", say(language, "none_saved")),
         (MODIFIED, "[modified]", "modified", say(language, "modified")),
+        (CHANGED, "[changed in place]", "modified", say(language, "changed", places=", ".join(changed_places or ()) or "?")),
         (OLD, "(old)", "ghost", say(language, "old")),
         (DROPPED, "(dropped)", "ghost", say(language, "dropped")),
     ]

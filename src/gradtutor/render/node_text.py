@@ -22,8 +22,8 @@ from gradtutor.render.cells import cut_cells, text_width
 from gradtutor.render.charset import Charset
 
 # Marker keys, also the legend's keys.
-NEW, LEAF_MARK, GRAD, FREED, NONE_SAVED, MODIFIED, OLD, DROPPED = (
-    "new", "leaf", "grad", "freed", "none-saved", "modified", "old", "dropped",
+NEW, LEAF_MARK, GRAD, FREED, NONE_SAVED, MODIFIED, CHANGED, OLD, DROPPED = (
+    "new", "leaf", "grad", "freed", "none-saved", "modified", "changed", "old", "dropped",
 )
 
 # Style names a front end maps to colours (see view.THEME).
@@ -154,6 +154,8 @@ def _tags(node: Node, options: TextOptions) -> list[tuple[str, str, str]]:
         tags.append(("grad", "grad", GRAD))
     elif node.kind == LEAF and node.requires_grad:
         tags.append(("leaf", "leaf", LEAF_MARK))
+    if node.changed_at:
+        tags.append(("changed in place", "modified", CHANGED))
     if node.kind in (OP, STATEMENT):
         if node.saved == SAVED_FREED:
             tags.append((options.charset.freed, "freed", FREED))
