@@ -199,6 +199,23 @@ class Engine:
         return result
 
     @contextmanager
+    def stepping(self) -> Iterator[list[Step]]:
+        """Observe code that the caller runs itself inside the block (IPython
+        runs a cell with its own exec, displayhook and error display). Steps of
+        traced sources (see ``add_source``) are appended to the yielded list as
+        they finish. Exceptions, output and displayed values pass through
+        untouched; frames still open at the end finish then."""
+        self._steps = steps = []
+        self._hidden_total = 0
+        try:
+            with self._observing():
+                yield steps
+        finally:
+            self._finish_all()
+            self._seen_exceptions.clear()
+            self._steps = []
+
+    @contextmanager
     def _observing(self) -> Iterator[None]:
         old_trace = sys.gettrace()
         old_showwarning = warnings.showwarning

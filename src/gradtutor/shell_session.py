@@ -39,8 +39,8 @@ from gradtutor.narrate import (
     event_renderable,
     graph_renderable,
     indented,
-    step_header,
 )
+from gradtutor.transcript import Listing, Transcript, cell_frame, frame_renderables
 
 CELL_PREFIX = "<In ["
 # Keywords that continue a compound statement at column 0 (not a new statement).
@@ -154,6 +154,7 @@ class ShellSession:
         self.lesson: LessonRun | None = None
         self._store: ProgressStore | None = None
         self._cell_lines: dict[str, int] = {}
+        self.transcript = Transcript("gradtutor session", self._options())
         self._fresh_namespace()
 
     # ---- state ----------------------------------------------------------------
@@ -280,31 +281,23 @@ class ShellSession:
         if result.exited:
             return Reply(exit_code=result.exit_code, steps=result.steps)
         out: list[RenderableType] = []
-        if result.has_value:
-            out.append(Verbatim(_safe_repr(result.value), prefix=f"Out[{self.counter}]: ", prefix_style="bold red"))
+        value = _safe_repr(result.value) if result.has_value else None
+        if value is not None:
+            out.append(Verbatim(value, prefix=f"Out[{self.counter}]: ", prefix_style="bold red"))
+        error = None
         if result.exception is not None:
-            short = engine_traceback(result.exception)
-            out.append(_verbatim(short.rstrip("\n"), "red"))
-        out.extend(self._narrate(result.steps))
+            error = engine_traceback(result.exception).rstrip("\n")
+            out.append(_verbatim(error, "red"))
+        if result.steps:
+            self.last_events = [(s.file, e) for s in result.steps for e in s.events]
+            frame = cell_frame(
+                self.narrator, result.steps, number=len(self.transcript.frames) + 1, place=f"In [{self.counter}]",
+                file=filename, source=source, value=value, error=error, show_output=True,
+            )
+            self.transcript.listings.append(Listing(filename, f"In [{self.counter}]", source))
+            self.transcript.frames.append(frame)
+            out.extend(frame_renderables(frame, ascii=self.settings.ascii))
         return Reply(out, steps=result.steps)
-
-    def _narrate(self, steps: list[Step]) -> list[RenderableType]:
-        narrator = self.narrator
-        out: list[RenderableType] = []
-        with_events = [s for s in steps if s.events]
-        many = len(with_events) > 1 and len({(s.line, s.function) for s in with_events}) > 1
-        for step in steps:
-            if step.output:  # captured (lesson code): shown where it was printed
-                out.append(_verbatim(step.output.rstrip("\n")))
-            if not step.events:
-                continue
-            if many:
-                out.append(indented(step_header(step, ascii=self.settings.ascii), 0))
-            out.extend(narrator.events(step))
-        if steps:
-            self.last_events = [(s.file, e) for s in steps for e in s.events]
-            out.extend(narrator.graph_if_changed(steps[-1].snapshot))
-        return out
 
     # ---- commands -------------------------------------------------------------
     def command(self, text: str) -> Reply:
@@ -421,6 +414,7 @@ class ShellSession:
                 return Reply([Text(self.msg("lang_bad", language=arg), "red")])
             self.settings.language = arg
             self._narrator = None
+            self.transcript.options = self._options()
         return Reply([Text(self.msg("lang_now", language=self.settings.language))])
 
 
