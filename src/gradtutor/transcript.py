@@ -136,7 +136,7 @@ def step_frame(narrator: Narrator, step: Step, number: int) -> Frame:
         first_line=step.line,
         last_line=step.line + lines - 1,
         source=step.source,
-        parts=(Part(step, tuple(narrator.notes(step)), show_header=True, show_output=True),),
+        parts=(Part(step, tuple(narrator.notes(step)), show_header=False, show_output=True),),  # its heading names it
         drawing=narrator.drawing_if_changed(step.snapshot),
         hidden=int(step.extra.get("hidden", 0)),
     )
