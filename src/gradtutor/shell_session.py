@@ -40,7 +40,7 @@ from gradtutor.narrate import (
     graph_renderable,
     indented,
 )
-from gradtutor.transcript import Listing, Transcript, cell_frame, frame_renderables
+from gradtutor.transcript import Listing, Transcript, cell_frame, cell_place, frame_renderables
 
 CELL_PREFIX = "<In ["
 # Keywords that continue a compound statement at column 0 (not a new statement).
@@ -185,10 +185,7 @@ class ShellSession:
     def locate(self, file: str, line: int) -> str:
         """Places in the session: "In [3]", or "In [3] line 2" in a multi-line input."""
         if file.startswith(CELL_PREFIX):
-            cell = file[len(CELL_PREFIX) : -2]
-            if self._cell_lines.get(file, 1) == 1:
-                return f"In [{cell}]"
-            return f"In [{cell}] " + line_locator(self.settings.language)(file, line)
+            return cell_place(int(file[len(CELL_PREFIX) : -2]), line, self._cell_lines.get(file, 1), self.settings.language)
         return line_locator(self.settings.language)(file, line)
 
     def _options(self, level: str | None = None) -> NarrationOptions:

@@ -16,6 +16,7 @@ from typing import Any, Sequence
 
 from rich.console import RenderableType
 
+from gradtutor.explanations import line_locator
 from gradtutor.model import Step
 from gradtutor.narrate import (
     EventNote,
@@ -191,6 +192,13 @@ def frame_renderables(frame: Frame, *, ascii: bool) -> list[RenderableType]:
     if frame.drawing is not None:
         out.append(indented(GraphView(frame.drawing)))
     return out
+
+
+def cell_place(number: int, line: int, cell_lines: int, language: str) -> str:
+    """A place in a session's input: "In [3]", or "In [3] line 2" when the input has several lines."""
+    if cell_lines <= 1:
+        return f"In [{number}]"
+    return f"In [{number}] " + line_locator(language)("", line)
 
 
 def hidden_text(count: int) -> str:
