@@ -61,6 +61,7 @@ class CellNarration:
         self._depth = 0
         self._running: list[str] = []  # cells being run, outermost first
         self._original: Callable[..., Any] | None = None
+        self._original_showtraceback: Callable[..., Any] = shell.showtraceback
 
     # ---- settings ---------------------------------------------------------------
     def options(self) -> NarrationOptions:
@@ -101,12 +102,25 @@ class CellNarration:
     # ---- the hook -----------------------------------------------------------------
     def install(self) -> None:
         self._original = self.shell.run_ast_nodes
+        self._original_showtraceback = self.shell.showtraceback
         self.shell.run_ast_nodes = self._run_ast_nodes
+        self.shell.showtraceback = self._showtraceback
 
     def uninstall(self) -> None:
-        if self._original is not None and self.shell.__dict__.get("run_ast_nodes") == self._run_ast_nodes:
-            del self.shell.run_ast_nodes  # the class's method again
+        for name, ours in (("run_ast_nodes", self._run_ast_nodes), ("showtraceback", self._showtraceback)):
+            if self.shell.__dict__.get(name) == ours:
+                delattr(self.shell, name)  # the class's method again
         self._original = None
+
+    def _showtraceback(self, exc_tuple: Any = None, *args: Any, **kwargs: Any) -> Any:
+        """IPython's traceback of an error in a narrated cell, without the frames
+        the observer adds between the user's call and torch: as without gradtutor."""
+        if self._depth:
+            try:
+                exc_tuple = _without_tutor_frames(exc_tuple or sys.exc_info())
+            except Exception:  # showing the error matters more than cleaning it
+                pass
+        return self._original_showtraceback(exc_tuple, *args, **kwargs)
 
     async def _run_ast_nodes(self, nodelist: Any, cell_name: str, *args: Any, **kwargs: Any) -> Any:
         self._running.append(cell_name)
@@ -207,6 +221,26 @@ class CellNarration:
         color = sys.stdout.isatty() and "NO_COLOR" not in os.environ
         self.text(frame, color=color, file=sys.stdout)
         sys.stdout.flush()
+
+
+def _without_tutor_frames(exc_tuple: Any) -> Any:
+    from gradtutor.tracebacks import user_traceback_object
+
+    etype, value, tb = exc_tuple
+    if value is None or tb is None:
+        return exc_tuple
+    seen: set[int] = set()
+    todo = [value]
+    while todo:  # the error and those chained to it
+        exc = todo.pop()
+        if exc is None or id(exc) in seen:
+            continue
+        seen.add(id(exc))
+        if exc is not value:
+            exc.__traceback__ = user_traceback_object(exc.__traceback__)
+        todo += [exc.__cause__, exc.__context__]
+    tb = user_traceback_object(tb)
+    return etype, value.with_traceback(tb), tb
 
 
 def _only_own_magic(source: str) -> bool:
