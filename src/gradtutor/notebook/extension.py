@@ -134,7 +134,10 @@ class CellNarration:
         original = self._original
         source = "".join(linecache.getlines(cell_name))
         if self._depth:  # a cell run from inside a narrated cell: its steps join the outer cell's
-            self._add_cell(cell_name, source)
+            try:
+                cell_name = self._add_cell(cell_name, source)
+            except Exception as exc:
+                self._narration_off(exc)
             return await original(nodelist, cell_name, *args, **kwargs)
         if not (self.enabled or self.next_cell_only) or _only_own_magic(source):
             return await original(nodelist, cell_name, *args, **kwargs)
@@ -142,7 +145,7 @@ class CellNarration:
         try:
             engine = self.engine
             engine.catch_up()  # cells run while narration was off, or before it was loaded
-            self._add_cell(cell_name, source)
+            name = self._add_cell(cell_name, source)
             stepping = engine.stepping()
             steps = stepping.__enter__()
         except Exception as exc:
@@ -150,23 +153,36 @@ class CellNarration:
             return await original(nodelist, cell_name, *args, **kwargs)
         self._depth += 1
         try:
-            return await original(nodelist, cell_name, *args, **kwargs)
+            return await original(nodelist, name, *args, **kwargs)
         finally:
             self._depth -= 1
             try:
                 stepping.__exit__(None, None, None)
-                self._show(cell_name, source, list(steps))
+                self._show(name, source, list(steps))
             except Exception as exc:
                 self._narration_off(exc)
 
-    def _add_cell(self, cell_name: str, source: str) -> None:
+    def _add_cell(self, cell_name: str, source: str) -> str:
         """Make the cell steppable, numbered as IPython numbers the cell the
-        user ran (a ``%%gradtutor`` cell runs its body as a cell of its own)."""
-        numbers = getattr(getattr(self.shell, "compile", None), "_filename_map", {})
+        user ran (a ``%%gradtutor`` cell runs its body as a cell of its own).
+        Returns the file name to compile it under: IPython's, unless a cell
+        narrated before had the same one (ipykernel names a cell by a hash of
+        its text, and ``loss.backward()`` run twice must be two places)."""
+        numbers = getattr(getattr(self.shell, "compile", None), "_filename_map", None)
+        known = numbers if isinstance(numbers, dict) else {}
         outer = self._running[0] if self._running else cell_name
-        number = numbers.get(outer) or numbers.get(cell_name) or self.shell.execution_count
-        self._cells[cell_name] = (number, max(1, len(source.strip("\n").split("\n"))))
-        self.engine.add_source(cell_name, source)
+        number = known.get(outer) or known.get(cell_name) or self.shell.execution_count
+        name = cell_name
+        if name in self._cells and self._cells[name][0] != number:
+            name = f"{cell_name} (In [{number}])"
+            entry = linecache.cache.get(cell_name)
+            if entry is not None:
+                linecache.cache[name] = entry  # tracebacks read the lines from here
+            if isinstance(numbers, dict):
+                numbers[name] = number  # and IPython calls it "Cell In[N]"
+        self._cells[name] = (number, max(1, len(source.strip("\n").split("\n"))))
+        self.engine.add_source(name, source)
+        return name
 
     def _narration_off(self, exc: BaseException) -> None:
         print(
@@ -202,6 +218,7 @@ class CellNarration:
         console = Console(
             file=out, width=self.settings.width, color_system="auto" if color else None, force_terminal=color or None,
             no_color=not color, highlight=False, emoji=False, soft_wrap=False,
+            force_jupyter=False,  # rich would display to the notebook itself, not write to ``out``
         )
         for renderable in frame_renderables(frame, ascii=self.settings.ascii):
             console.print(renderable, crop=False)
