@@ -14,6 +14,7 @@ import builtins
 import codeop
 import contextlib
 import io
+import os
 import threading
 import traceback
 from dataclasses import dataclass, field
@@ -310,13 +311,14 @@ class ShellSession:
             ":history": self._cmd_history,
             ":lang": self._cmd_lang,
             ":lesson": self._cmd_lesson,
+            ":export": self._cmd_export,
             ":quit": lambda a: Reply(exit_code=0),
             ":exit": lambda a: Reply(exit_code=0),
         }
         handler = handlers.get(name)
         if handler is None:
             return Reply([Text(self.msg("unknown_command", command=name), "red")])
-        if arg and name not in (":lang", ":lesson"):
+        if arg and name not in (":lang", ":lesson", ":export"):
             return Reply([Text(self.msg("command_args", command=name), "red")])
         try:
             return handler(arg)
@@ -325,7 +327,7 @@ class ShellSession:
 
     def _cmd_help(self, arg: str) -> Reply:
         table = Table.grid(padding=(0, 2))
-        for cmd in ("graph", "ops", "names", "explain", "reset", "history", "lang", "lesson", "help", "quit"):
+        for cmd in ("graph", "ops", "names", "explain", "reset", "history", "lang", "lesson", "export", "help", "quit"):
             table.add_row(Text(f":{cmd}", "bold"), self.msg(f"cmd_{cmd}"))
         return Reply([Text(self.msg("help_title"), "bold"), indented(table, 2), Text(self.msg("keys"), "dim")])
 
@@ -367,6 +369,21 @@ class ShellSession:
             out.append(event_renderable(event, book, ascii=self.settings.ascii, full=False, file=file, locate=self.locate))
             out.append(indented(Group(Wrapped(explanation.text), Text(""), Wrapped(explanation.more, "italic")), 2))
         return Reply(out)
+
+    def _cmd_export(self, arg: str) -> Reply:
+        """``:export FILE``: the inputs so far, in the format FILE's ending names."""
+        from gradtutor.export import STEP_FORMATS, format_for_path, write_export
+
+        if not arg:
+            return Reply([Text(self.msg("export_usage"), "red")])
+        path = os.path.expanduser(arg)
+        fmt = format_for_path(path)  # a GradtutorError is shown by command()
+        write_export(self.transcript, fmt, path)
+        if fmt in STEP_FORMATS:
+            place = self.transcript.frame(None).place
+            return Reply([Text(self.msg("export_graph_done", place=place, path=path, format=fmt))])
+        count = len(self.transcript.frames)
+        return Reply([Text(self.msg("export_done", count=count, path=path, format=fmt))])
 
     def reset_namespace(self) -> None:
         self._fresh_namespace()

@@ -50,25 +50,20 @@ def render_svg(drawing: Drawing, title: str) -> str:
 
 
 def _pieces(line: str, spans: tuple[tuple[int, int, str], ...]) -> list[tuple[int, int, str]]:
-    """The line cut into (start, end, style) pieces, unstyled gaps included, blanks left out."""
+    """The whole line cut into (start, end, style) pieces, unstyled gaps included,
+    so the text of the ``<text>`` element is the line itself."""
     out: list[tuple[int, int, str]] = []
     at = 0
     for start, end, style in sorted(spans):
         if start < at:
             continue
-        if line[at:start].strip():
+        if start > at:
             out.append((at, start, ""))
         out.append((start, end, style))
         at = end
-    if line[at:].strip():
-        out.append((at, len(line), ""))
-    # Leading blanks of a gap are skipped: each piece is placed at its column.
-    trimmed = []
-    for start, end, style in out:
-        while start < end and line[start] == " " and not style:
-            start += 1
-        trimmed.append((start, end, style))
-    return trimmed
+    if at < len(line.rstrip()):
+        out.append((at, len(line.rstrip()), ""))
+    return out
 
 
 def _svg_css(rich_style: str) -> str:
