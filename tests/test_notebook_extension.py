@@ -16,18 +16,10 @@ pytest.importorskip("IPython", reason="IPython is the notebook extra: pip instal
 from IPython.core.displaypub import CapturingDisplayPublisher  # noqa: E402
 from IPython.core.interactiveshell import InteractiveShell  # noqa: E402
 
-SO_CELLS = [
-    "import torch",
-    "x = torch.ones(5)  # input tensor",
-    "y = torch.zeros(3)  # expected output",
-    "w = torch.randn(5, 3, requires_grad=True)",
-    "b = torch.randn(3, requires_grad=True)",
-    "z = torch.matmul(x, w)+b",
-    "loss = torch.nn.functional.binary_cross_entropy_with_logits(z, y)",
-    "loss.backward()",
-    "loss = torch.nn.functional.binary_cross_entropy_with_logits(z, y)",
-    "loss.backward()",
-]
+from test_shell_e2e import SO_SETUP  # noqa: E402
+
+# The Stack Overflow answer's program, one statement a cell: its second backward fails.
+SO_CELLS = ["import torch", *SO_SETUP, SO_SETUP[-2], SO_SETUP[-1]]
 
 
 class Run:

@@ -326,8 +326,8 @@ class TagRegistry:
         Its untagged nodes get one origin with no line, labelled with the op
         that made the tensor; their saved state is asked of torch, since no
         backward that ran meanwhile was seen."""
-        fn = tensor.grad_fn
-        if fn is None or fn.metadata.get(self.key) is not None:
+        fn: Any = tensor.grad_fn
+        if fn is None or self.tag_of(fn) is not None:
             return
         origin = Origin(exec_id, None, label=fn.name().removeprefix("torch::autograd::"))
         self.tag_graph(fn, origin)

@@ -205,7 +205,8 @@ class Engine:
         traced sources (see ``add_source``) are appended to the yielded list as
         they finish. Exceptions, output and displayed values pass through
         untouched; frames still open at the end finish then."""
-        self._steps = steps = []
+        steps: list[Step] = []
+        self._steps = steps
         self._hidden_total = 0
         try:
             with self._observing():
