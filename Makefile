@@ -18,7 +18,13 @@ PYTHONS ?= $(SUPPORTED_PYTHONS)
 # pyproject.toml, one between, and the newest this machine has.
 TORCHES ?= 2.1.2 2.5.1 2.14.1
 
-.PHONY: run test setup bench test-pythons test-torches
+# System packages the tests drive as real components: Chromium (the HTML
+# export in a headless browser), graphviz (DOT exports drawn by `dot`) and a
+# font with box-drawing characters for screenshots. Installed only when
+# missing and only as root; elsewhere those tests skip, saying why.
+SYSTEM_DEPS := chromium graphviz fonts-dejavu-core
+
+.PHONY: run test setup system-deps bench test-pythons test-torches
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -33,7 +39,20 @@ setup: $(VENV)/.installed
 run: setup
 	$(BIN)/gradtutor $(ARGS)
 
-test: setup
+system-deps:
+	@missing=""; \
+	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
+	command -v dot >/dev/null 2>&1 || missing="$$missing graphviz"; \
+	[ -e /usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf ] || missing="$$missing fonts-dejavu-core"; \
+	if [ -z "$$missing" ]; then exit 0; fi; \
+	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		echo "installing:$$missing"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
+	else \
+		echo "not installed:$$missing (needs root and apt-get); the tests that use them will skip"; \
+	fi
+
+test: setup system-deps
 	$(BIN)/python -m pytest -q $(PYTEST_ARGS)
 
 test-pythons:

@@ -320,6 +320,22 @@ class TagRegistry:
             return tag
         return self.leaf_tag(tensor)
 
+    def tag_unobserved(self, tensor: torch.Tensor, exec_id: int) -> None:
+        """Tag the graph of a tensor computed while nothing observed (notebook
+        cells run before the extension was loaded, or with narration off).
+        Its untagged nodes get one origin with no line, labelled with the op
+        that made the tensor; their saved state is asked of torch, since no
+        backward that ran meanwhile was seen."""
+        fn: Any = tensor.grad_fn
+        if fn is None or self.tag_of(fn) is not None:
+            return
+        origin = Origin(exec_id, None, label=fn.name().removeprefix("torch::autograd::"))
+        self.tag_graph(fn, origin)
+        for node in iter_nodes([fn]):
+            tag = node.metadata.get(self.key)
+            if tag is not None and tag.origin is origin and tag.saved_attrs:
+                tag.saved = read_saved_state(node, tag.saved_attrs)
+
     def mark_freed(
         self,
         grad_fns: Iterable[Any],

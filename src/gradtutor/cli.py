@@ -18,6 +18,7 @@ from gradtutor import __version__
 from gradtutor.errors import ExitStatus, GradtutorError
 
 DESCRIPTION = "A terminal tutor that makes PyTorch autograd visible."
+EXPLAIN_FORMATS = ("text", "json", "markdown", "html", "svg", "dot")
 
 
 def _add_display_options(p: argparse.ArgumentParser) -> None:
@@ -49,8 +50,14 @@ def build_parser() -> argparse.ArgumentParser:
     explain.add_argument("file", metavar="FILE", help="the Python script to run")
     explain.add_argument("args", nargs=argparse.REMAINDER, metavar="ARGS",
                          help="arguments for the script (after --)")
-    explain.add_argument("--format", choices=("text", "json"), default="text",
-                         help="text for people (default) or one JSON document for tools")
+    explain.add_argument("--format", choices=EXPLAIN_FORMATS, default="text",
+                         help="text for people (default), one JSON document for tools, or an export: "
+                         "markdown (for forum answers and issues), html (a page that steps through the run), "
+                         "svg (the picture of one step, for slides), dot (the graph of one step, for Graphviz)")
+    explain.add_argument("--step", type=int, metavar="N",
+                         help="svg and dot: the step to show (default: the last)")
+    explain.add_argument("-o", "--output", metavar="PATH",
+                         help="exports: write to PATH instead of standard output")
     explain.add_argument("--max-iterations", type=int, default=3, metavar="N",
                          help="loop iterations shown in full (default 3); later ones only when an event happens")
     _add_display_options(explain)
@@ -92,6 +99,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                 parser.error("--max-iterations must be 0 or more")
             if args.width is not None and args.width < 20:
                 parser.error("--width must be at least 20")
+            if args.step is not None and args.format not in ("svg", "dot"):
+                parser.error(f"--step picks the step an svg or dot export shows, not a {args.format} one")
+            if args.step is not None and args.step < 1:
+                parser.error("--step must be 1 or more (steps are numbered from 1)")
+            if args.output is not None and args.format in ("text", "json"):
+                parser.error(f"--output is for exports (markdown, html, svg, dot), not {args.format}")
             return run_explain(args)
         if args.command == "lessons":
             from gradtutor.lesson_cli import run_lessons

@@ -31,7 +31,7 @@ from gradtutor.capture import OutputCapture
 from gradtutor.events import NameTracker, detect_events, is_routine
 from gradtutor.model import Event, Snapshot, Step
 from gradtutor.observer import CallObserver, LineContext
-from gradtutor.snapshot import Snapshotter
+from gradtutor.snapshot import Snapshotter, is_tracked_name
 from gradtutor.source_index import SourceIndex, StatementInfo
 from gradtutor.tracebacks import OVERRIDES_FILE, format_user_traceback, is_tutor_file
 
@@ -214,6 +214,43 @@ class Engine:
             result.has_value = True
         self._displayed = []
         return result
+
+    @contextmanager
+    def stepping(self) -> Iterator[list[Step]]:
+        """Observe code that the caller runs itself inside the block (IPython
+        runs a cell with its own exec, displayhook and error display). Steps of
+        traced sources (see ``add_source``) are appended to the yielded list as
+        they finish. Exceptions, output and displayed values pass through
+        untouched; frames still open at the end finish then."""
+        steps: list[Step] = []
+        self._steps = steps
+        self._hidden_total = 0
+        try:
+            with self._observing():
+                yield steps
+        finally:
+            self._finish_all()
+            self._seen_exceptions.clear()
+            self._steps = []
+
+    def catch_up(self) -> None:
+        """Take in, without reporting, what code run unobserved did to the
+        namespace (notebook cells run while narration was off): its graph
+        nodes are tagged as made elsewhere and its names as known, so the
+        next step reports only what that step does."""
+        quiet_reads = ag.hidden_from_user_modes()
+        with quiet_reads:
+            key = id(self.namespace)
+            for name, value in list(self.namespace.items()):
+                if isinstance(value, torch.Tensor) and is_tracked_name(name):
+                    self._next_exec += 1
+                    self.registry.tag_unobserved(value, self._next_exec)
+            snapshot = self.snapshotter.take(self.namespace, origin=ag.UNKNOWN_ORIGIN, frame_key=key)
+            detect_events(
+                line=0, iteration=1, namespace=self.namespace, scope=self.namespace,
+                tracker=self._trackers.setdefault(key, NameTracker()), snapshot=snapshot,
+                records=self.observer.take_records(), exception=None, error_details={},
+            )
 
     @contextmanager
     def _observing(self) -> Iterator[None]:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator
 from gradtutor.environment import Environment, make_console
 from gradtutor.errors import ExitStatus, UsageError
 from gradtutor.model import LEVEL_OPS, LEVEL_STATEMENTS, Step
+from gradtutor.transcript import Listing
 
 if TYPE_CHECKING:
     from gradtutor.engine import RunResult
@@ -104,7 +105,43 @@ def run_explain(args: argparse.Namespace, env: Environment | None = None) -> int
 
     if args.format == "json":
         return _explain_json(args, env, run, level)
+    if args.format != "text":
+        return _explain_export(args, env, run, level, Listing(code.co_filename, args.file, source))
     return _explain_text(args, env, run, level)
+
+
+def _explain_export(
+    args: argparse.Namespace, env: Environment, run: Callable[..., RunResult], level: str, listing: Listing
+) -> int:
+    """``--format markdown|html|svg|dot``: the narration of the run as a document,
+    written to ``--output`` or standard output. The program's output is kept
+    in the document, where it was printed."""
+    from gradtutor.explanations import book_for
+    from gradtutor.export import export_document, write_export
+    from gradtutor.narrate import NarrationOptions, Narrator
+    from gradtutor.transcript import Transcript, hidden_text, step_frame
+
+    output = getattr(args, "output", None)
+    if output:
+        folder = os.path.dirname(os.path.abspath(output))
+        if not os.path.isdir(folder):
+            raise UsageError(f"cannot write '{output}': folder '{folder}' does not exist")
+    language = args.lang or env.language
+    options = NarrationOptions(level=level, width=args.width or 80, ascii=args.ascii, language=language)
+    narrator = Narrator(book_for(language), options)
+    result = run(capture_output=True)
+    transcript = Transcript(os.path.basename(args.file), options, listings=[listing])
+    transcript.frames = [step_frame(narrator, step, i) for i, step in enumerate(result.steps, 1)]
+    if result.hidden_steps:
+        transcript.epilogue.append(hidden_text(result.hidden_steps))
+    if result.traceback:
+        transcript.epilogue.append(result.traceback.rstrip("\n"))
+    if output:
+        write_export(transcript, args.format, output, args.step)
+    else:
+        env.stdout.write(export_document(transcript, args.format, args.step))
+        env.stdout.flush()
+    return result.exit_code
 
 
 def _explain_json(args: argparse.Namespace, env: Environment, run: Callable[..., RunResult], level: str) -> int:

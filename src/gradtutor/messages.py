@@ -24,6 +24,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "cmd_lesson": "list the lessons, or start one: :lesson NAME",
         "cmd_help": "this list",
         "cmd_quit": "leave (also Ctrl-D, exit())",
+        "cmd_export": "save the session so far: :export FILE.md, .html, .svg or .dot",
+        "export_usage": ":export takes a file name: :export session.md (.md, .html, .svg, .dot)",
+        "export_done": "Wrote {count} input(s) to {path} ({format}).",
+        "export_graph_done": "Wrote the graph after {place} to {path} ({format}).",
         "keys": "Enter runs a complete statement; Alt-Enter (or Esc Enter) adds a line; "
         "Ctrl-R searches history; Tab completes; Ctrl-C clears the line or stops running code.",
         "unknown_command": "unknown command '{command}': :help lists the commands",
@@ -92,6 +96,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "cmd_lesson": "列出课程，或开始一节课：:lesson 课程名",
         "cmd_help": "显示本列表",
         "cmd_quit": "退出（也可以用 Ctrl-D、exit()）",
+        "cmd_export": "保存到目前为止的会话：:export 文件.md、.html、.svg 或 .dot",
+        "export_usage": ":export 需要一个文件名：:export session.md（.md、.html、.svg、.dot）",
+        "export_done": "已把 {count} 条输入写入 {path}（{format}）。",
+        "export_graph_done": "已把 {place} 之后的计算图写入 {path}（{format}）。",
         "keys": "回车执行完整的语句；Alt-回车（或 Esc 回车）换行；Ctrl-R 搜索历史；Tab 补全；"
         "Ctrl-C 清空当前行或中断正在运行的代码。",
         "unknown_command": "未知命令 '{command}'：输入 :help 查看命令列表",

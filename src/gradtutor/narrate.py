@@ -16,7 +16,7 @@ from rich.text import Text
 
 from gradtutor.explanations import ExplanationBook, Locate
 from gradtutor.model import LEVEL_STATEMENTS, Event, Graph, Snapshot, Step, is_routine
-from gradtutor.render import GraphView, render_snapshot
+from gradtutor.render import Drawing, GraphView, render_snapshot
 from gradtutor.render.cells import wrap_cells
 
 _SEVERITY_STYLE = {
@@ -28,6 +28,7 @@ _SEVERITY_STYLE = {
     "backward": "bold green",
 }
 INDENT = 3
+GRAD_CHANGE_STYLE = "magenta"
 
 
 @dataclass
@@ -99,6 +100,37 @@ def indented(renderable: RenderableType, by: int = INDENT) -> Indented:
     return Indented(renderable, by)
 
 
+@dataclass(frozen=True)
+class EventNote:
+    """What the narration says of one event, as plain data (exporters read it):
+    its title and, unless the event is routine, its explanation (else "")."""
+
+    kind: str
+    title: str
+    text: str
+    style: str  # rich style of the bullet and title
+
+
+def event_note(
+    event: Event, book: ExplanationBook, *, full: bool = True, file: str = "", locate: Locate | None = None
+) -> EventNote:
+    explanation = book.explain(event, file=file, locate=locate)
+    style = _SEVERITY_STYLE.get(event.kind, "bold")
+    if event.kind == "name-rebound" and not event.get("old_in_graph"):
+        style = "bold"
+    text = "" if not full or is_routine(event) else explanation.text
+    return EventNote(event.kind, explanation.title, text, style)
+
+
+def note_renderable(note: EventNote, *, ascii: bool) -> RenderableType:
+    """One event: a bullet with its title and, unless routine, its explanation."""
+    bullet = "*" if ascii else "•"
+    title = Text.assemble((f"{bullet} ", note.style), (note.title, note.style))
+    if not note.text:
+        return title
+    return Group(title, indented(Wrapped(note.text), 2))
+
+
 def event_renderable(
     event: Event,
     book: ExplanationBook,
@@ -109,15 +141,7 @@ def event_renderable(
     locate: Locate | None = None,
 ) -> RenderableType:
     """One event: a bullet with its title and, unless routine, its explanation."""
-    explanation = book.explain(event, file=file, locate=locate)
-    bullet = "*" if ascii else "•"
-    style = _SEVERITY_STYLE.get(event.kind, "bold")
-    if event.kind == "name-rebound" and not event.get("old_in_graph"):
-        style = "bold"
-    title = Text.assemble((f"{bullet} ", style), (explanation.title, style))
-    if not full or is_routine(event):
-        return title
-    return Group(title, indented(Wrapped(explanation.text), 2))
+    return note_renderable(event_note(event, book, full=full, file=file, locate=locate), ascii=ascii)
 
 
 def graph_renderable(
@@ -125,6 +149,13 @@ def graph_renderable(
 ) -> RenderableType:
     """The graph drawing. ``explained``: legend keys shown before, left out this
     time (a marker is explained the first time it appears); updated."""
+    return indented(GraphView(graph_drawing(snapshot, options, level, explained)))
+
+
+def graph_drawing(
+    snapshot: Snapshot, options: NarrationOptions, level: str | None = None, explained: set[str] | None = None
+) -> Drawing:
+    """The drawing ``graph_renderable`` shows, as data."""
     drawing = render_snapshot(
         snapshot,
         width=max(20, options.width - INDENT),
@@ -136,7 +167,7 @@ def graph_renderable(
     )
     if explained is not None:
         explained.update(key for key in drawing.keys if not _names_a_place(key))
-    return indented(GraphView(drawing))
+    return drawing
 
 
 def _names_a_place(key: str) -> bool:
@@ -145,13 +176,19 @@ def _names_a_place(key: str) -> bool:
     return "freed" in key or "changed in place" in key
 
 
-def step_header(step: Step, *, ascii: bool) -> Text:
-    first, *rest = step.source.splitlines() or [""]
+def step_where(step: Step) -> str:
+    """Where a step ran, as its header says: "line 7 in f(), run 2"."""
     where = f"line {step.line}"
     if step.function != "<module>":
         where += f" in {step.function}()"
     if step.iteration > 1:
         where += f", run {step.iteration}"
+    return where
+
+
+def step_header(step: Step, *, ascii: bool) -> Text:
+    first, *rest = step.source.splitlines() or [""]
+    where = step_where(step)
     rule = "--" if ascii else "──"
     header = Text.assemble((f"{rule} {where} ", "bold blue"), (first + (" …" if rest else ""), "bold"))
     header.no_wrap, header.overflow = True, "ellipsis"  # one line, cut to the width
@@ -211,27 +248,33 @@ class Narrator:
         self.last_drawn: Graph | None = None
         self.explained: set[str] = set()  # legend keys shown already
 
+    def notes(self, step: Step) -> list[EventNote]:
+        return [event_note(e, self.book, file=step.file, locate=self.locate) for e in step.events]
+
     def events(self, step: Step) -> list[RenderableType]:
-        return [
-            indented(event_renderable(e, self.book, ascii=self.options.ascii, file=step.file, locate=self.locate))
-            for e in step.events
-        ]
+        return [indented(note_renderable(n, ascii=self.options.ascii)) for n in self.notes(step)]
+
+    def grad_change_lines(self, step: Step) -> list[str]:
+        """``x.grad: [4.] → [8.]``, one line per gradient the step changed."""
+        arrow = "->" if self.options.ascii else "→"
+        return [f"{name}.grad: {format_grad(before)} {arrow} {format_grad(after)}" for name, before, after in step.grad_changes]
 
     def grad_changes(self, step: Step) -> list[RenderableType]:
-        """``x.grad: [4.0] → [8.0]``, one line per gradient the step changed."""
-        arrow = "->" if self.options.ascii else "→"
-        return [
-            indented(Text(f"{name}.grad: {format_grad(before)} {arrow} {format_grad(after)}", "magenta"))
-            for name, before, after in step.grad_changes
-        ]
+        return [indented(Text(line, GRAD_CHANGE_STYLE)) for line in self.grad_change_lines(step)]
 
-    def graph_if_changed(self, snapshot: Snapshot) -> list[RenderableType]:
+    def drawing_if_changed(self, snapshot: Snapshot) -> Drawing | None:
+        """The drawing to show after ``snapshot``: None when the graph is the one
+        drawn last (or empty, or drawings are off)."""
         graph = snapshot.graph(self.options.level)
         changed = graph != self.last_drawn
         self.last_drawn = graph
         if self.options.show_graph and graph.nodes and changed:
-            return [graph_renderable(snapshot, self.options, explained=self.explained)]
-        return []
+            return graph_drawing(snapshot, self.options, explained=self.explained)
+        return None
+
+    def graph_if_changed(self, snapshot: Snapshot) -> list[RenderableType]:
+        drawing = self.drawing_if_changed(snapshot)
+        return [] if drawing is None else [indented(GraphView(drawing))]
 
     def step(self, step: Step) -> list[RenderableType]:
         """Everything ``explain`` shows for one step."""

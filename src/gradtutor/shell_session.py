@@ -14,6 +14,7 @@ import builtins
 import codeop
 import contextlib
 import io
+import os
 import threading
 import traceback
 from dataclasses import dataclass, field
@@ -39,8 +40,8 @@ from gradtutor.narrate import (
     event_renderable,
     graph_renderable,
     indented,
-    step_header,
 )
+from gradtutor.transcript import Listing, Transcript, cell_frame, cell_place, frame_renderables
 
 CELL_PREFIX = "<In ["
 # Keywords that continue a compound statement at column 0 (not a new statement).
@@ -154,6 +155,7 @@ class ShellSession:
         self.lesson: LessonRun | None = None
         self._store: ProgressStore | None = None
         self._cell_lines: dict[str, int] = {}
+        self.transcript = Transcript("gradtutor session", self._options())
         self._fresh_namespace()
 
     # ---- state ----------------------------------------------------------------
@@ -184,10 +186,7 @@ class ShellSession:
     def locate(self, file: str, line: int) -> str:
         """Places in the session: "In [3]", or "In [3] line 2" in a multi-line input."""
         if file.startswith(CELL_PREFIX):
-            cell = file[len(CELL_PREFIX) : -2]
-            if self._cell_lines.get(file, 1) == 1:
-                return f"In [{cell}]"
-            return f"In [{cell}] " + line_locator(self.settings.language)(file, line)
+            return cell_place(int(file[len(CELL_PREFIX) : -2]), line, self._cell_lines.get(file, 1), self.settings.language)
         return line_locator(self.settings.language)(file, line)
 
     def _options(self, level: str | None = None) -> NarrationOptions:
@@ -280,33 +279,25 @@ class ShellSession:
         if result.exited:
             return Reply(exit_code=result.exit_code, steps=result.steps)
         out: list[RenderableType] = []
-        if result.has_value:
-            out.append(Verbatim(_safe_repr(result.value), prefix=f"Out[{self.counter}]: ", prefix_style="bold red"))
+        value = _safe_repr(result.value) if result.has_value else None
+        if value is not None:
+            out.append(Verbatim(value, prefix=f"Out[{self.counter}]: ", prefix_style="bold red"))
+        error = None
         if result.exception is not None:
-            short = engine_traceback(result.exception)
-            out.append(_verbatim(short.rstrip("\n"), "red"))
-        out.extend(self._narrate(result.steps))
-        for error in dict.fromkeys(result.internal_errors):
-            out.append(Text(self.msg("internal_error", line=error.line, error=error.message), "yellow"))
+            error = engine_traceback(result.exception).rstrip("\n")
+            out.append(_verbatim(error, "red"))
+        if result.steps:
+            self.last_events = [(s.file, e) for s in result.steps for e in s.events]
+            frame = cell_frame(
+                self.narrator, result.steps, number=len(self.transcript.frames) + 1, place=f"In [{self.counter}]",
+                file=filename, source=source, value=value, error=error, show_output=True,
+            )
+            self.transcript.listings.append(Listing(filename, f"In [{self.counter}]", source))
+            self.transcript.frames.append(frame)
+            out.extend(frame_renderables(frame, ascii=self.settings.ascii))
+        for internal in dict.fromkeys(result.internal_errors):
+            out.append(Text(self.msg("internal_error", line=internal.line, error=internal.message), "yellow"))
         return Reply(out, steps=result.steps)
-
-    def _narrate(self, steps: list[Step]) -> list[RenderableType]:
-        narrator = self.narrator
-        out: list[RenderableType] = []
-        with_events = [s for s in steps if s.events]
-        many = len(with_events) > 1 and len({(s.line, s.function) for s in with_events}) > 1
-        for step in steps:
-            if step.output:  # captured (lesson code): shown where it was printed
-                out.append(_verbatim(step.output.rstrip("\n")))
-            if not step.events:
-                continue
-            if many:
-                out.append(indented(step_header(step, ascii=self.settings.ascii), 0))
-            out.extend(narrator.events(step))
-        if steps:
-            self.last_events = [(s.file, e) for s in steps for e in s.events]
-            out.extend(narrator.graph_if_changed(steps[-1].snapshot))
-        return out
 
     # ---- commands -------------------------------------------------------------
     def command(self, text: str) -> Reply:
@@ -322,13 +313,14 @@ class ShellSession:
             ":history": self._cmd_history,
             ":lang": self._cmd_lang,
             ":lesson": self._cmd_lesson,
+            ":export": self._cmd_export,
             ":quit": lambda a: Reply(exit_code=0),
             ":exit": lambda a: Reply(exit_code=0),
         }
         handler = handlers.get(name)
         if handler is None:
             return Reply([Text(self.msg("unknown_command", command=name), "red")])
-        if arg and name not in (":lang", ":lesson"):
+        if arg and name not in (":lang", ":lesson", ":export"):
             return Reply([Text(self.msg("command_args", command=name), "red")])
         try:
             return handler(arg)
@@ -337,7 +329,7 @@ class ShellSession:
 
     def _cmd_help(self, arg: str) -> Reply:
         table = Table.grid(padding=(0, 2))
-        for cmd in ("graph", "ops", "names", "explain", "reset", "history", "lang", "lesson", "help", "quit"):
+        for cmd in ("graph", "ops", "names", "explain", "reset", "history", "lang", "lesson", "export", "help", "quit"):
             table.add_row(Text(f":{cmd}", "bold"), self.msg(f"cmd_{cmd}"))
         return Reply([Text(self.msg("help_title"), "bold"), indented(table, 2), Text(self.msg("keys"), "dim")])
 
@@ -379,6 +371,21 @@ class ShellSession:
             out.append(event_renderable(event, book, ascii=self.settings.ascii, full=False, file=file, locate=self.locate))
             out.append(indented(Group(Wrapped(explanation.text), Text(""), Wrapped(explanation.more, "italic")), 2))
         return Reply(out)
+
+    def _cmd_export(self, arg: str) -> Reply:
+        """``:export FILE``: the inputs so far, in the format FILE's ending names."""
+        from gradtutor.export import STEP_FORMATS, format_for_path, write_export
+
+        if not arg:
+            return Reply([Text(self.msg("export_usage"), "red")])
+        path = os.path.expanduser(arg)
+        fmt = format_for_path(path)  # a GradtutorError is shown by command()
+        write_export(self.transcript, fmt, path)
+        if fmt in STEP_FORMATS:
+            place = self.transcript.frame(None).place
+            return Reply([Text(self.msg("export_graph_done", place=place, path=path, format=fmt))])
+        count = len(self.transcript.frames)
+        return Reply([Text(self.msg("export_done", count=count, path=path, format=fmt))])
 
     def reset_namespace(self) -> None:
         self._fresh_namespace()
@@ -423,6 +430,7 @@ class ShellSession:
                 return Reply([Text(self.msg("lang_bad", language=arg), "red")])
             self.settings.language = arg
             self._narrator = None
+            self.transcript.options = self._options()
         return Reply([Text(self.msg("lang_now", language=self.settings.language))])
 
 

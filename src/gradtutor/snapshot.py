@@ -29,8 +29,9 @@ GRAD_LIST_LIMIT = 100  # a .grad with more elements is summarised, not listed
 
 
 def is_tracked_name(name: str) -> bool:
-    """Names the tutor draws and reports: not dunders, not the shell's ``_``."""
-    return not name.startswith("__") and name != "_"
+    """Names the tutor draws and reports: not dunders, not the shell's ``_``,
+    not IPython's output history (``_9`` is ``Out[9]``)."""
+    return not name.startswith("__") and name != "_" and not (name[:1] == "_" and name[1:].isdigit())
 
 
 def split_namespace(

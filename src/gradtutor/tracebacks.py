@@ -7,6 +7,7 @@ import io
 import os
 import sys
 import traceback
+import types
 from typing import Callable
 
 import gradtutor
@@ -19,21 +20,41 @@ def is_tutor_file(filename: str) -> bool:
     return os.path.abspath(filename).startswith(_PACKAGE_DIR + os.sep)
 
 
+def _added_by_tutor(filename: str, next_filename: str | None) -> bool:
+    """Is a frame of ``filename`` (called into ``next_filename``) one a plain run would not have?"""
+    if is_tutor_file(filename) or filename.endswith(OVERRIDES_FILE):
+        return True
+    # The frame that handed the call to the observer (``return
+    # handle_torch_function(...)``) is not in a plain run's traceback.
+    return next_filename is not None and next_filename.endswith(OVERRIDES_FILE)
+
+
 def _filter(stack: traceback.StackSummary, only: Callable[[str], bool] | None) -> traceback.StackSummary:
     frames = list(stack)
     kept: list[traceback.FrameSummary] = []
     for i, frame in enumerate(frames):
-        if is_tutor_file(frame.filename) or frame.filename.endswith(OVERRIDES_FILE):
+        nxt = frames[i + 1].filename if i + 1 < len(frames) else None
+        if _added_by_tutor(frame.filename, nxt):
             continue
         if only is not None and not only(frame.filename):
             continue
-        nxt = frames[i + 1] if i + 1 < len(frames) else None
-        # The frame that handed the call to the observer (``return
-        # handle_torch_function(...)``) is not in a plain run's traceback.
-        if nxt is not None and nxt.filename.endswith(OVERRIDES_FILE):
-            continue
         kept.append(frame)
     return traceback.StackSummary.from_list(kept)
+
+
+def user_traceback_object(tb: types.TracebackType | None) -> types.TracebackType | None:
+    """``tb`` without the frames ``format_user_traceback`` leaves out, as a
+    traceback object, for tools that format tracebacks themselves (IPython)."""
+    entries: list[types.TracebackType] = []
+    while tb is not None:
+        entries.append(tb)
+        tb = tb.tb_next
+    names = [t.tb_frame.f_code.co_filename for t in entries]
+    kept = [t for i, t in enumerate(entries) if not _added_by_tutor(names[i], names[i + 1] if i + 1 < len(names) else None)]
+    rebuilt: types.TracebackType | None = None
+    for t in reversed(kept):
+        rebuilt = types.TracebackType(rebuilt, t.tb_frame, t.tb_lasti, t.tb_lineno)
+    return rebuilt
 
 
 def _clean(te: traceback.TracebackException, exc: BaseException, only: Callable[[str], bool] | None) -> None:
