@@ -403,3 +403,23 @@ def test_grad_changes_show_the_values_before_and_after(program):
         (5, [{"name": "x", "before": [4.0], "after": [8.0]}]),
         (6, [{"name": "x", "before": [8.0], "after": None}]),
     ]
+
+
+def test_growth_only_when_a_statement_builds_on_its_previous_iteration(program):
+    doc = run(program, """
+        import torch
+        net = torch.nn.Linear(3, 3)
+        def forward(x):
+            x = net(x)
+            x = torch.relu(x)
+            return x
+        for i in range(4):
+            out = forward(torch.ones(3))
+            out = out.mean()
+            out.backward()
+        h = torch.zeros(3)
+        for i in range(4):
+            h = net(h)
+    """)
+    grown = [(e["line"], e["name"]) for e in events(doc, "graph-growth")]
+    assert set(grown) == {(13, "h")}

@@ -39,10 +39,13 @@ class _Bound:
 
 
 class NameTracker:
-    """What each name of one frame referred to after the previous step."""
+    """What each name of one frame referred to after the previous step, and
+    after the previous run of each statement (to tell a graph that grows
+    from one loop iteration to the next)."""
 
     def __init__(self) -> None:
         self.bound: dict[str, _Bound] = {}
+        self.after_statement: dict[int, dict[str, str]] = {}  # line -> name -> node
 
 
 def _names_by_id(namespace: Mapping[str, Any]) -> dict[int, list[str]]:
@@ -242,6 +245,7 @@ def _name_events(
     node_of = {b.name: b.node for b in snapshot.bindings}
     live: set[str] | None = None
     current: dict[str, _Bound] = {}
+    previous_run = tracker.after_statement.get(line, {})
     for name, value in namespace.items():
         if not isinstance(value, torch.Tensor) or not is_tracked_name(name):
             continue
@@ -259,11 +263,22 @@ def _name_events(
             events.append(
                 Event.make("name-rebound", line, name=name, old_in_graph=old_in_graph, old_node=old.node, node=node)
             )
-        if iteration > 1 and node is not None and old.node is not None and old.node != node:
+        if node is None or node == old.node:
+            continue
+        # Growth: the graph this statement gives the name now contains the one
+        # it gave it on the previous iteration. (A name built up over several
+        # statements of one iteration, x = conv(x); x = relu(x), is not growth.)
+        before = previous_run.get(name)
+        if iteration > 1 and before is not None and before != node:
             ancestors = _ancestors(ops, node)
-            if old.node in ancestors:
+            if before in ancestors:
                 nodes = sum(1 for n in ops.nodes if n.id in ancestors and n.kind == OP)
                 events.append(Event.make("graph-growth", line, name=name, nodes=nodes))
+    after = tracker.after_statement.setdefault(line, {})
+    for name, bound in current.items():
+        old = tracker.bound.get(name)
+        if bound.node is not None and (old is None or old.node != bound.node or old.ref() is not bound.ref()):
+            after[name] = bound.node
     tracker.bound = current
     return events
 
