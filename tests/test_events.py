@@ -423,3 +423,26 @@ def test_growth_only_when_a_statement_builds_on_its_previous_iteration(program):
     """)
     grown = [(e["line"], e["name"]) for e in events(doc, "graph-growth")]
     assert set(grown) == {(13, "h")}
+
+
+def test_autograd_grad_is_worded_as_returning_the_gradient(program):
+    doc = run(program, """
+        import torch
+        x = torch.tensor([2.0], requires_grad=True)
+        y = x ** 3
+        (dydx,) = torch.autograd.grad(y, x, create_graph=True)
+        d2 = torch.autograd.grad(dydx, x)[0]
+    """)
+    first, second = events(doc, "backward")
+    assert (first["api"], first["create_graph"], first["result"]) == ("autograd.grad", True, "dydx")
+    assert (second["api"], second["create_graph"], second["result"]) == ("autograd.grad", False, "d2")
+    assert [s.get("grad_changes") for s in doc["steps"] if s.get("grad_changes")] == []  # no .grad touched
+    from gradtutor.explanations import book_for
+    from gradtutor.model import Event
+
+    book = book_for("en")
+    text = book.explain(Event.make("backward", first["line"], **{k: v for k, v in first.items() if k not in ("kind", "line")}))
+    assert "has a graph of its own" in text.title and "without touching any .grad" in text.text
+    # The gradient is drawn as a node of its own, computed from x.
+    [grad_node] = [n for n in doc["steps"][3]["graph"]["nodes"] if "dydx" in n["names"]]
+    assert grad_node["label"] == "grad(y, x)"

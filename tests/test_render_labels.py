@@ -42,3 +42,11 @@ def test_an_over_long_label_is_cut_with_an_ellipsis() -> None:
     out = shorten_expression("f(" + ", ".join(f"arg{i}" for i in range(20)) + ")", max_len=20)
     assert len(out) == 20 and out.endswith("…")
     assert shorten_expression("x + y", max_len=40) == "x + y"
+
+
+def test_labels_of_autograd_grad_and_a_lone_generator_argument():
+    from gradtutor.labels import shorten_expression
+
+    assert shorten_expression("torch.autograd.grad(y, x, create_graph=True)") == "grad(y, x)"
+    assert shorten_expression("torch.autograd.grad(outputs=y, inputs=x)[0]") == "grad(y, x)[0]"
+    assert shorten_expression("sum(p.sum() for p in  parts)") == "sum(p.sum() for p in parts)"

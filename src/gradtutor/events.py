@@ -102,6 +102,10 @@ def detect_events(
         rec_line = rec.line if rec.line is not None else line
         if isinstance(rec, BackwardRecord):
             root = name_of(rec.roots[0]) if rec.roots else None
+            fields: dict[str, Any] = {}
+            if rec.api == "autograd.grad":
+                named = [n for n in (name_of(r) for r in rec.results) if n is not None]
+                fields["result"] = ", ".join(named) if named else None
             events.append(
                 Event.make(
                     "backward",
@@ -111,6 +115,7 @@ def detect_events(
                     retain_graph=rec.retain_graph,
                     create_graph=rec.create_graph,
                     freed=rec.freed,
+                    **fields,
                 )
             )
             if rec.accumulated:

@@ -29,6 +29,9 @@ EXPLANATION_KEYS: tuple[str, ...] = (
     *(k for k in EVENT_KINDS if k not in ("error", "warning", "grad-reset")),
     "name-rebound/old-in-graph",
     "backward/retain-graph",
+    "backward/grad",
+    "backward/grad-retain-graph",
+    "backward/grad-create-graph",
     "detached/no_grad",
     "detached/data",
     "inplace/parameters",
@@ -59,6 +62,10 @@ def explanation_key(event: Event) -> str:
         return f"{event.kind}/{event.get('cause', 'other')}"
     if event.kind == "name-rebound" and event.get("old_in_graph"):
         return "name-rebound/old-in-graph"
+    if event.kind == "backward" and event.get("api") == "autograd.grad":
+        if event.get("create_graph"):
+            return "backward/grad-create-graph"
+        return "backward/grad-retain-graph" if event.get("retain_graph") else "backward/grad"
     if event.kind == "backward" and event.get("retain_graph"):
         return "backward/retain-graph"
     if event.kind == "inplace" and event.get("how") == "data":

@@ -54,14 +54,41 @@ def shorten_expression(source: str, max_len: int = 40) -> str:
         tree = ast.parse(source.strip(), mode="eval")
     except SyntaxError:
         return _cut(source.strip(), max_len)
-    tree = ast.fix_missing_locations(_Shorten().visit(tree))
+    shorten = _Shorten()
+    tree = ast.fix_missing_locations(shorten.visit(tree))
+    if not shorten.changed and any(
+        isinstance(n, ast.Call) and len(n.args) == 1 and not n.keywords and isinstance(n.args[0], ast.GeneratorExp)
+        for n in ast.walk(tree)
+    ):
+        # As written, spaces tidied: unparse would add parentheses of its own
+        # around a lone generator argument (sum((p for p in ps))).
+        return _cut(" ".join(source.split()), max_len)
     return _cut(ast.unparse(tree), max_len)
 
 
+# torch.autograd.grad(y, x, create_graph=True) -> grad(y, x)
+_GRAD_CALLS = ("torch.autograd.grad", "autograd.grad")
+
+
 class _Shorten(ast.NodeTransformer):
+    def __init__(self) -> None:
+        self.changed = False
+
     def visit_Call(self, node: ast.Call) -> ast.AST:
         self.generic_visit(node)
         name = ast.unparse(node.func)
+        if name in _GRAD_CALLS:
+            self.changed = True
+            named = {kw.arg: kw.value for kw in node.keywords}
+            args = list(node.args) + [named[k] for k in ("outputs", "inputs") if k in named]
+            return ast.Call(ast.Name("grad", ast.Load()), args, [])
+        before = ast.dump(node)
+        result = self._shorter(node, name)
+        if result is not node or ast.dump(node) != before:
+            self.changed = True
+        return result
+
+    def _shorter(self, node: ast.Call, name: str) -> ast.AST:
         bare = _strip_prefix(name)
         if bare is not None and not node.keywords:
             if bare in _OPERATORS and len(node.args) == 2:

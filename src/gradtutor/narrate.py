@@ -122,10 +122,26 @@ def event_note(
     return EventNote(event.kind, explanation.title, text, style)
 
 
+class Bulleted:
+    """A title after a bullet; a long one wraps under its own first word."""
+
+    def __init__(self, bullet: str, text: str, style: str = "") -> None:
+        self.bullet = bullet
+        self.text = text
+        self.style = style
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        style = console.get_style(self.style) if self.style else None
+        lead = self.bullet + " "
+        for i, line in enumerate(wrap_cells(self.text, max(10, options.max_width - len(lead)))):
+            yield Segment((lead if i == 0 else " " * len(lead)) + line, style)
+            yield Segment.line()
+
+
 def note_renderable(note: EventNote, *, ascii: bool) -> RenderableType:
     """One event: a bullet with its title and, unless routine, its explanation."""
     bullet = "*" if ascii else "•"
-    title = Text.assemble((f"{bullet} ", note.style), (note.title, note.style))
+    title = Bulleted(bullet, note.title, note.style)
     if not note.text:
         return title
     return Group(title, indented(Wrapped(note.text), 2))

@@ -51,6 +51,7 @@ class BackwardRecord:
     accumulated: list[weakref.ref[torch.Tensor]] = field(default_factory=list)
     first_grads: list[weakref.ref[torch.Tensor]] = field(default_factory=list)
     roots: list[weakref.ref[torch.Tensor]] = field(default_factory=list)
+    results: list[weakref.ref[torch.Tensor]] = field(default_factory=list)  # autograd.grad's gradients
 
 
 @dataclass
@@ -315,6 +316,8 @@ class CallObserver(TorchFunctionMode):
                 elif new is not old or new._version != old_version:
                     record.accumulated.append(ref)
         del before
+        if api == "autograd.grad":
+            record.results = [weakref.ref(t) for t in _tensors_in(out)]
         self.records.append(record)
         self._tag_outputs(out)
         return out
