@@ -446,3 +446,18 @@ def test_autograd_grad_is_worded_as_returning_the_gradient(program):
     # The gradient is drawn as a node of its own, computed from x.
     [grad_node] = [n for n in doc["steps"][3]["graph"]["nodes"] if "dydx" in n["names"]]
     assert grad_node["label"] == "grad(y, x)"
+
+
+def test_requires_grad_set_later_makes_the_tensor_a_leaf_in_the_picture(program):
+    doc = run(program, """
+        import torch
+        w = torch.ones(2, requires_grad=True)
+        x = torch.ones(2)
+        y = x * w
+        x.requires_grad_(True)
+        z = x * 3
+    """)
+    before = [n for n in step_at(doc, 4)["graph"]["nodes"] if n["names"] == ["x"]]
+    after = [n for n in step_at(doc, 6)["graph"]["nodes"] if n["names"] == ["x"]]
+    assert [(n["kind"], n["requires_grad"]) for n in before] == [("const", False)]
+    assert [(n["kind"], n["requires_grad"]) for n in after] == [("leaf", True)]

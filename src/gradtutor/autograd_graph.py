@@ -211,6 +211,7 @@ class TagRegistry:
         key = id(tensor)
         tag = self._leaves.get(key)
         if tag is not None and tag.ref() is tensor:
+            tag.requires_grad = tensor.requires_grad  # requires_grad_() may have changed it
             return tag
         leaves = self._leaves
 

@@ -119,7 +119,9 @@ def group_statements(
     for edge in ops.edges:
         link(group_of[edge.src], group_of[edge.dst])
 
-    ordered = list(consts.values()) + [nodes[g] for g in order]
+    # A tensor read as a const that later became a leaf (requires_grad_())
+    # is in the op graph too: drawn once, as what it is now.
+    ordered = [c for c in consts.values() if c.id not in nodes] + [nodes[g] for g in order]
     return Graph(tuple(ordered), tuple(edges))
 
 

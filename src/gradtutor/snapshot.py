@@ -249,7 +249,7 @@ class Snapshotter:
         has_grad = leaf is not None and leaf.grad is not None
         path, module = param_names.get(id(leaf), ("", "")) if leaf is not None else ("", "")
         label = names[0] if names else path or (former[0] if former else "tensor")
-        key = (names, former, has_grad, label, module)
+        key = (names, former, has_grad, label, module, tag.requires_grad)
         if tag.view is None or tag.view[0] != key:
             tag.view = (
                 key,
