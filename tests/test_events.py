@@ -461,3 +461,19 @@ def test_requires_grad_set_later_makes_the_tensor_a_leaf_in_the_picture(program)
     after = [n for n in step_at(doc, 6)["graph"]["nodes"] if n["names"] == ["x"]]
     assert [(n["kind"], n["requires_grad"]) for n in before] == [("const", False)]
     assert [(n["kind"], n["requires_grad"]) for n in after] == [("leaf", True)]
+
+
+def test_a_no_grad_decorated_function_returns_a_detached_tensor(program):
+    doc = run(program, """
+        import torch
+        w = torch.ones(2, requires_grad=True)
+        @torch.no_grad()
+        def evaluate(t):
+            return t * 2
+        e = evaluate(w)
+        def features(t):
+            return (t * 3).detach()
+        f = features(w)
+    """)
+    assert [(e["line"], e["name"], e["how"]) for e in events(doc, "detached")] == [
+        (6, "e", "no_grad"), (9, "f", "detach")]

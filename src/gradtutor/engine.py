@@ -30,7 +30,7 @@ from gradtutor import autograd_graph as ag
 from gradtutor.capture import OutputCapture
 from gradtutor.events import NameTracker, detect_events, is_routine
 from gradtutor.model import Event, Snapshot, Step
-from gradtutor.observer import CallObserver, LineContext
+from gradtutor.observer import CallObserver, DetachRecord, LineContext
 from gradtutor.snapshot import Snapshotter, is_tracked_name
 from gradtutor.source_index import SourceIndex, StatementInfo
 from gradtutor.tracebacks import OVERRIDES_FILE, format_user_traceback, is_tutor_file
@@ -436,6 +436,7 @@ class Engine:
             tracker = self._trackers.setdefault(state.key, NameTracker())
             exception = state.exception
             iteration = self._counts.get((state.code, stmt.start), 1)
+            records = observer.take_records()
             events = detect_events(
                 line=stmt.start,
                 iteration=iteration,
@@ -443,10 +444,12 @@ class Engine:
                 scope=frame.f_globals if state.is_module else frame.f_locals,
                 tracker=tracker,
                 snapshot=snapshot,
-                records=observer.take_records(),
+                records=records,
                 exception=exception,
                 error_details=observer.error_details,
             )
+            if returning is not None:
+                self._hand_to_caller(records, returning)
             if exception is not None:
                 observer.error_details.pop(id(exception), None)
             events = [_with_origins(e) for e in events]
@@ -479,6 +482,18 @@ class Engine:
         finally:
             quiet_reads.__exit__(None, None, None)
             observer.paused = False
+
+    def _hand_to_caller(self, records: list[Any], returning: Any) -> None:
+        """A function returned a tensor it made without a graph (under
+        @torch.no_grad(), or by detach()): the caller's step names it, so the
+        caller's step reports it."""
+        returned = returning if isinstance(returning, (tuple, list)) else (returning,)
+        ids = {id(t) for t in returned if isinstance(t, torch.Tensor)}
+        if not ids:
+            return
+        for rec in records:
+            if isinstance(rec, DetachRecord) and id(rec.ref()) in ids:
+                self.observer.records.append(replace(rec, line=None))
 
     def _seen_before(self, where: tuple[Any, int], events: list[Event]) -> bool:
         """Past the first iterations, a loop step is hidden when it says nothing
