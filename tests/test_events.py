@@ -263,7 +263,8 @@ def test_an_optimizer_step_is_one_inplace_event_per_module(program):
         opt.step()
     """)
     [step] = events(doc, "inplace")
-    assert step == {"kind": "inplace", "line": 5, "name": "model", "op": "add_", "parameters": 2}
+    assert step == {"kind": "inplace", "line": 5, "name": "model", "op": "add_", "how": "optimizer",
+                    "via": "SGD.step", "parameters": 2}
 
 
 def test_a_function_called_in_a_loop_is_a_loop_body_and_globals_are_not_new_in_it(program):
@@ -380,7 +381,7 @@ def test_data_updates_and_grad_resets_say_what_happened_to_which_tensor(program)
             p.data.add_(1.0)
     """)
     assert [(e["line"], e["name"], e["op"], e.get("how")) for e in events(doc, "inplace")] == [
-        (4, "w", "add_", "data"), (6, "w", "data =", "data"), (11, "model", "add_", None),
+        (4, "w", "add_", "data"), (6, "w", "data =", "data"), (11, "model", "add_", "optimizer"),
         (15, "p", "add_", "data"), (15, "p", "add_", "data")]
     resets = [(e["line"], e["name"], e["how"], e.get("parameters")) for e in events(doc, "grad-reset")]
     assert resets == [(5, "w", "zeroed", None), (7, "w", "none", None),
@@ -477,3 +478,24 @@ def test_a_no_grad_decorated_function_returns_a_detached_tensor(program):
     """)
     assert [(e["line"], e["name"], e["how"]) for e in events(doc, "detached")] == [
         (6, "e", "no_grad"), (9, "f", "detach")]
+
+
+def test_library_code_is_attributed_to_the_users_call_and_worded_for_what_it_is(program):
+    doc = run(program, """
+        import torch
+        model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.BatchNorm1d(4), torch.nn.Linear(4, 1))
+        model = model.to("cpu")
+        opt = torch.optim.Adam(model.parameters(), lr=0.1)
+        out = model(torch.ones(5, 3)).sum()
+        out.backward()
+        opt.step()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 0.1)
+    """)
+    inplace = [(e["line"], e["name"], e.get("how"), e.get("via"), e.get("parameters")) for e in events(doc, "inplace")]
+    # Building and converting the model says nothing; BatchNorm's running
+    # statistics are buffers, not an optimizer step; Adam's own moment
+    # estimates are not the user's tensors.
+    assert inplace == [(5, "model", "buffers", "Sequential.forward", 1),
+                       (7, "model", "optimizer", "Adam.step", 6)]
+    [clipped] = events(doc, "grad-reset")
+    assert (clipped["line"], clipped["name"], clipped["how"], clipped["parameters"]) == (8, "model", "changed", 6)

@@ -116,7 +116,7 @@ class Engine:
         self.capture_output = capture_output
         self.registry = ag.TagRegistry()
         self.context = LineContext()
-        self.observer = CallObserver(self.registry, self.context)
+        self.observer = CallObserver(self.registry, self.context, is_user_file=self._is_user_file)
         self.snapshotter = Snapshotter(self.registry)
         self._indexes: dict[str, SourceIndex] = {}
         self._frames: dict[int, _Frame] = {}
@@ -131,6 +131,9 @@ class Engine:
         self.internal_errors: list[InternalError] = []  # the tutor's own failures while tracing
         self._counts: dict[tuple[Any, int], int] = {}  # executions of each statement
         self._shown: dict[tuple[Any, int], set[tuple[Any, ...]]] = {}  # event kinds shown per statement
+
+    def _is_user_file(self, filename: str) -> bool:
+        return filename in self._indexes
 
     # ---- sources ------------------------------------------------------------
     def add_source(self, filename: str, source: str, tree: ast.Module | None = None) -> None:

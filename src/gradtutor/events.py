@@ -95,9 +95,11 @@ def detect_events(
 
     params: dict[int, tuple[str, str]] | None = None
     grad_owners: dict[int, str] | None = None
-    # Changes to a module's parameters or their gradients (an optimizer step,
-    # zero_grad) are one event per module: (kind, module, how, op) -> [index, count].
-    per_module: dict[tuple[str, str, str, str], list[int]] = {}
+    buffers: dict[int, str] | None = None
+    # Changes made in place are one event per kind, target, how and op: an
+    # optimizer step is one event per module with the count of its tensors; a
+    # tensor changed again and again by library code is one event with a count.
+    changes: dict[tuple[str, str, str, str], tuple[int, bool, set[int], list[int]]] = {}
     for rec in records:
         rec_line = rec.line if rec.line is not None else line
         if isinstance(rec, BackwardRecord):
@@ -137,20 +139,23 @@ def detect_events(
                 params = _param_paths(namespace)
             if grad_owners is None:
                 grad_owners = _grad_owners(namespace, params)
-            change = _tensor_change(rec, rec_line, name_of, params, grad_owners)
+            if buffers is None:
+                buffers = _module_tensors(namespace)
+            change = _tensor_change(rec, rec_line, name_of, params, grad_owners, buffers)
             if change is None:
                 continue
-            key, event = change
-            if key is None:
+            key, of_module, event = change
+            target = rec.ref()
+            if key not in changes:
+                changes[key] = (len(events), of_module, set(), [0])
                 events.append(event)
-            elif key in per_module:
-                per_module[key][1] += 1
-            else:
-                per_module[key] = [len(events), 1]
-                events.append(event)
+            changes[key][2].add(id(target))
+            changes[key][3][0] += 1
 
-    for (kind, module, how, op), (index, count) in per_module.items():
-        events[index] = Event.make(kind, events[index].line, **{**events[index].data, "parameters": count})
+    for index, of_module, targets, count in changes.values():
+        extra = {"parameters": len(targets)} if of_module else ({"times": count[0]} if count[0] > 1 else {})
+        if extra:
+            events[index] = Event.make(events[index].kind, events[index].line, **{**events[index].data, **extra})
     events.extend(_name_events(line, iteration, namespace if scope is None else scope, tracker, snapshot))
 
     if exception is not None:
@@ -175,49 +180,75 @@ def _grad_owners(namespace: Mapping[str, Any], params: Mapping[int, tuple[str, s
     return owners
 
 
+def _module_tensors(namespace: Mapping[str, Any]) -> dict[int, str]:
+    """``id(buffer)`` -> module name, for the buffers (running statistics...) of named modules."""
+    out: dict[int, str] = {}
+    for name, value in namespace.items():
+        if isinstance(value, torch.nn.Module) and is_tracked_name(name):
+            for b in value.buffers():
+                out.setdefault(id(b), name)
+    return out
+
+
 def _tensor_change(
     rec: InplaceRecord | GradSetRecord,
     line: int,
     name_of: Any,
     params: Mapping[int, tuple[str, str]],
     grad_owners: Mapping[int, str],
-) -> tuple[tuple[str, str, str, str] | None, Event] | None:
-    """The event for one in-place change, and its per-module key when it
-    changed a parameter (or a parameter's gradient) of a named module."""
+    buffers: Mapping[int, str],
+) -> tuple[tuple[str, str, str, str], bool, Event] | None:
+    """The event for one in-place change, its key (kind, target, how, op) for
+    collapsing repeats within a step, and whether its target is a module (then
+    the count is of its tensors). None when there is nothing to say:
+    library code setting a module up (constructors, ``.to()``), or changing
+    tensors of its own (an optimizer's moment estimates)."""
     target = rec.ref()
+    library = getattr(rec, "library", None)
+    via = {"via": library} if library else {}
     if isinstance(rec, GradSetRecord):
         how = "none" if rec.cleared else "set"
         name = name_of(rec.ref)
         if name is None and target is not None and id(target) in params:
             module = params[id(target)][0]
-            return ("grad-reset", module, how, ""), Event.make("grad-reset", line, name=module, how=how)
-        return (None, Event.make("grad-reset", line, name=name, how=how)) if name is not None else None
+            return ("grad-reset", module, how, ""), True, Event.make("grad-reset", line, name=module, how=how)
+        return (("grad-reset", name, how, ""), False, Event.make("grad-reset", line, name=name, how=how)) if name else None
+    if rec.library_kind == "setup":
+        return None  # a module initialising or converting its own tensors
     if rec.data_of is not None:
         # Through .data: autograd neither records it nor bumps the version.
         source = rec.data_of()
         name = name_of(rec.data_of)
         if name is None and source is not None and id(source) in params:
             module = params[id(source)][0]
-            return ("inplace", module, "data", rec.op), Event.make("inplace", line, name=module, op=rec.op, how="data")
-        return None if name is None else (None, Event.make("inplace", line, name=name, op=rec.op, how="data"))
+            return ("inplace", module, "data", rec.op), True, Event.make("inplace", line, name=module, op=rec.op, how="data", **via)
+        if name is None:
+            return None
+        return ("inplace", name, "data", rec.op), False, Event.make("inplace", line, name=name, op=rec.op, how="data", **via)
     name = name_of(rec.ref)
     if name is not None:
-        return None, Event.make("inplace", line, name=name, op=rec.op, version=rec.version)
+        return ("inplace", name, "", rec.op), False, Event.make("inplace", line, name=name, op=rec.op, version=rec.version, **via)
     if target is None:
         return None
     owner = grad_owners.get(id(target))
     if owner is not None:
-        # A gradient changed in place: x.grad.zero_(), or zero_grad(set_to_none=False).
+        # A gradient changed in place: x.grad.zero_(), zero_grad(set_to_none=False), clipping.
         how = "zeroed" if rec.op == "zero_" else "changed"
         if owner.startswith("m:"):
             module = owner[2:]
-            return ("grad-reset", module, how, rec.op), Event.make("grad-reset", line, name=module, how=how, op=rec.op)
-        return None, Event.make("grad-reset", line, name=owner, how=how, op=rec.op)
+            return ("grad-reset", module, how, rec.op), True, Event.make("grad-reset", line, name=module, how=how, op=rec.op, **via)
+        return ("grad-reset", owner, how, rec.op), False, Event.make("grad-reset", line, name=owner, how=how, op=rec.op, **via)
     if id(target) in params:
-        # An optimizer step changes every parameter: one event per module.
         module = params[id(target)][0]
-        return ("inplace", module, "", rec.op), Event.make("inplace", line, name=module, op=rec.op)
-    return None, Event.make("inplace", line, name=None, op=rec.op, version=rec.version)
+        how = "optimizer" if rec.library_kind == "optimizer" else ""
+        return ("inplace", module, how, rec.op), True, Event.make("inplace", line, name=module, op=rec.op, how=how, **via)
+    if id(target) in buffers:
+        # BatchNorm's running statistics and the like: not parameters, not in any graph.
+        module = buffers[id(target)]
+        return ("inplace", module, "buffers", rec.op), True, Event.make("inplace", line, name=module, op=rec.op, how="buffers", **via)
+    if library:
+        return None  # library code changing a tensor of its own
+    return ("inplace", "", "", rec.op), False, Event.make("inplace", line, name=None, op=rec.op, version=rec.version)
 
 
 def _accumulated_events(

@@ -35,6 +35,8 @@ EXPLANATION_KEYS: tuple[str, ...] = (
     "detached/no_grad",
     "detached/data",
     "inplace/parameters",
+    "inplace/parameters-other",
+    "inplace/buffers",
     "inplace/data",
     "inplace/parameters-data",
     *(f"grad-reset/{scope}{how}" for scope in ("", "parameters-") for how in GRAD_RESETS),
@@ -70,8 +72,10 @@ def explanation_key(event: Event) -> str:
         return "backward/retain-graph"
     if event.kind == "inplace" and event.get("how") == "data":
         return "inplace/parameters-data" if event.get("parameters") else "inplace/data"
+    if event.kind == "inplace" and event.get("how") == "buffers":
+        return "inplace/buffers"
     if event.kind == "inplace" and event.get("parameters"):
-        return "inplace/parameters"
+        return "inplace/parameters" if event.get("how") == "optimizer" else "inplace/parameters-other"
     if event.kind == "grad-reset":
         return f"grad-reset/{'parameters-' if event.get('parameters') else ''}{event.get('how', 'changed')}"
     if event.kind == "detached" and event.get("how") in ("no_grad", "data"):

@@ -73,6 +73,20 @@ class InplaceRecord:
     # Set when the change went through ``.data`` (``w.data.add_(...)``,
     # ``w.data = ...``): the tensor whose data it was. Autograd does not see it.
     data_of: weakref.ref[torch.Tensor] | None = None
+    # Set when library code made the change, not the user's line itself: the
+    # library function the user's line called ("SGD.step") and what kind of
+    # call it is (see ``LIBRARY_KINDS``).
+    library: str | None = None
+    library_kind: str = ""
+
+
+# What library code that changes tensors in place is doing, by the call the
+# user's line made: an optimizer step; setting a module up (constructors,
+# reset_parameters, .to()/.apply()'s conversions); anything else.
+LIBRARY_KINDS = ("optimizer", "setup", "other")
+_SETUP_FUNCTIONS = {"__init__", "reset_parameters", "_apply", "_reset_parameters", "reset_running_stats"}
+_WRAPPERS = {"wrapper", "_use_grad", "decorate_context", "_wrapped_call_impl", "_call_impl", "inner", "_fn",
+             "maybe_fallback", "_disable_dynamo_if_unsupported"}
 
 
 @dataclass
@@ -185,10 +199,13 @@ class CallObserver(TorchFunctionMode):
     """The mode that watches the user's torch calls. ``paused`` lets the tutor's
     own bookkeeping run without being observed."""
 
-    def __init__(self, registry: ag.TagRegistry, context: LineContext) -> None:
+    def __init__(
+        self, registry: ag.TagRegistry, context: LineContext, is_user_file: Callable[[str], bool] | None = None
+    ) -> None:
         super().__init__()
         self.registry = registry
         self.context = context
+        self.is_user_file = is_user_file or (lambda filename: True)
         self.records: list[Any] = []
         self.inplace_history: list[InplaceRecord] = []
         self.error_details: dict[int, dict[str, Any]] = {}
@@ -377,7 +394,39 @@ class CallObserver(TorchFunctionMode):
                 return {"modified_at_origin": rec.origin, "modified_op": rec.op}
         return {}
 
+    def _library_call(self) -> tuple[str | None, str]:
+        """Which library function the user's line called to get here, if the
+        torch call did not come from the user's own code: ("SGD.step",
+        "optimizer"), ("BatchNorm1d.__init__", "setup"), or (None, "")."""
+        frame: types.FrameType | None = sys._getframe(1)
+        chain: list[types.FrameType] = []  # library frames, innermost first
+        setup = False
+        while frame is not None:
+            filename = frame.f_code.co_filename
+            if is_tutor_file(filename) or filename.endswith(OVERRIDES_FILE):
+                frame = frame.f_back
+                continue
+            if self.is_user_file(filename):
+                break
+            chain.append(frame)
+            setup = setup or frame.f_code.co_name in _SETUP_FUNCTIONS
+            frame = frame.f_back
+        if not chain or frame is None:
+            return None, ""
+        # The function the user called, past the wrappers around it
+        # (model(x) -> _call_impl -> forward; opt.step() -> wrapper -> step).
+        entry = next((f for f in reversed(chain) if f.f_code.co_name not in _WRAPPERS), chain[-1])
+        owner = entry.f_locals.get("self")
+        where = f"{type(owner).__name__}.{entry.f_code.co_name}" if owner is not None else entry.f_code.co_name
+        if setup:
+            return where, "setup"
+        if isinstance(owner, torch.optim.Optimizer):
+            return where, "optimizer"
+        return where, "other"
+
     def _on_inplace(self, func: Any, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        if args and isinstance(args[0], (list, tuple)) and name.startswith("_foreach_"):
+            return self._on_foreach_inplace(func, name, args, kwargs)
         target = args[0] if args and isinstance(args[0], torch.Tensor) else None
         before = target.grad_fn if target is not None else None
         if before is not None:
@@ -391,6 +440,7 @@ class CallObserver(TorchFunctionMode):
         if target is not None:
             view = self._data_views.get(id(target))
             data_of = view[1] if view is not None and view[0]() is target else None
+            library, kind = self._library_call()
             rec = InplaceRecord(
                 self.context.line,
                 self.context.origin,
@@ -399,6 +449,8 @@ class CallObserver(TorchFunctionMode):
                 target._version,
                 tuple(target.shape),
                 data_of,
+                library,
+                kind,
             )
             self.records.append(rec)
             self.inplace_history.append(rec)
@@ -426,6 +478,19 @@ class CallObserver(TorchFunctionMode):
             )
         return out
 
+    def _on_foreach_inplace(self, func: Any, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        """``torch._foreach_add_(tensors, ...)``, as optimizers use: one change per tensor."""
+        out = func(*args, **kwargs)
+        library, kind = self._library_call()
+        op = name.removeprefix("_foreach_")
+        for target in args[0]:
+            if isinstance(target, torch.Tensor):
+                self.records.append(InplaceRecord(
+                    self.context.line, self.context.origin, op, weakref.ref(target), target._version,
+                    tuple(target.shape), None, library, kind,
+                ))
+        return out
+
     def _remember_data_view(self, view: torch.Tensor, source: torch.Tensor) -> None:
         key = id(view)
         views = self._data_views
@@ -442,8 +507,10 @@ class CallObserver(TorchFunctionMode):
         target = args[0] if args and isinstance(args[0], torch.Tensor) else None
         if target is not None:
             ref = weakref.ref(target)
+            library, kind = self._library_call()
             self.records.append(InplaceRecord(
                 self.context.line, self.context.origin, "data =", ref, target._version, tuple(target.shape), ref,
+                library, kind,
             ))
         return out
 
