@@ -270,3 +270,36 @@ def test_custom_function_and_saved_tensor_hooks_run_as_often_as_without_the_tuto
     doc = explain_json(path)
     assert doc["exception"] is None
     assert "".join(s["output"] for s in doc["steps"]) == plain.stdout
+
+
+def test_forked_dataloader_workers_never_narrate(program):
+    path = program("""
+        import torch
+        from torch.utils.data import Dataset, DataLoader
+
+        class Squares(Dataset):
+            def __len__(self):
+                return 8
+            def __getitem__(self, i):
+                x = torch.tensor([float(i)])
+                y = x * x
+                return x, y
+
+        if __name__ == "__main__":
+            loader = DataLoader(Squares(), batch_size=4, num_workers=2)
+            w = torch.ones(1, requires_grad=True)
+            for x, y in loader:
+                loss = ((x * w - y) ** 2).mean()
+                loss.backward()
+            print(w.grad)
+    """)
+    import subprocess, sys
+    plain = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=120)
+    text = subprocess.run([sys.executable, "-m", "gradtutor", "explain", "--plain", str(path)],
+                          capture_output=True, text=True, timeout=120)
+    assert plain.stdout == "tensor([-322.])\n"
+    assert "in __getitem__()" not in text.stdout  # the workers' steps are not narrated
+    assert "tensor([-322.])" in text.stdout
+    doc = explain_json(path)
+    assert not [s for s in doc["steps"] if s["function"] == "__getitem__"]
+    assert "".join(s["output"] for s in doc["steps"]) == plain.stdout

@@ -16,6 +16,7 @@ import ast
 import builtins
 import dis
 import linecache
+import os
 import sys
 import warnings
 import weakref
@@ -90,6 +91,22 @@ class RunResult:
     internal_errors: list[InternalError] = field(default_factory=list)
 
 
+_engines: weakref.WeakSet[Engine] = weakref.WeakSet()
+
+
+def _silence_in_child() -> None:
+    """After a fork (a DataLoader worker, multiprocessing): the child runs the
+    user's code as python would, without narrating it."""
+    for engine in list(_engines):
+        engine.in_child = True
+        engine.observer.paused = True
+    sys.settrace(None)
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_silence_in_child)
+
+
 class Engine:
     """Executes code with observation. One engine, one namespace.
 
@@ -129,6 +146,8 @@ class Engine:
         self._hidden_total = 0
         self._displayed: list[Any] = []
         self.internal_errors: list[InternalError] = []  # the tutor's own failures while tracing
+        self.in_child = False  # a forked child process: it never narrates
+        _engines.add(self)
         self._counts: dict[tuple[Any, int], int] = {}  # executions of each statement
         self._shown: dict[tuple[Any, int], set[tuple[Any, ...]]] = {}  # event kinds shown per statement
 
@@ -278,7 +297,7 @@ class Engine:
 
     # ---- tracing ------------------------------------------------------------
     def _global_trace(self, frame: FrameType, event: str, arg: Any) -> Any:
-        if event != "call":
+        if event != "call" or self.in_child:
             return None
         try:
             return self._start_frame(frame)
@@ -317,6 +336,8 @@ class Engine:
         user's program (and make Python stop tracing), so the tutor's own
         failures, a RecursionError at the user's recursion limit included, are
         recorded in ``internal_errors`` and that step is skipped."""
+        if self.in_child:
+            return None
         try:
             return self._trace_event(frame, event, arg)
         except Exception as exc:

@@ -160,7 +160,10 @@ class Snapshotter:
         ops = Graph(tuple(nodes), tuple(edges))
 
         consts = {
-            exec_id: tuple(self._leaf_view(c, names_of.get(c.serial, ()), (), {}) for c in o.const_reads)
+            exec_id: tuple(
+                self._leaf_view(c, names_of.get(c.serial, ()), () if c.serial in names_of else former.get(c.serial, ()), {})
+                for c in o.const_reads
+            )
             for exec_id, o in origins.items()
             if o.const_reads
         }
