@@ -303,3 +303,30 @@ def test_forked_dataloader_workers_never_narrate(program):
     doc = explain_json(path)
     assert not [s for s in doc["steps"] if s["function"] == "__getitem__"]
     assert "".join(s["output"] for s in doc["steps"]) == plain.stdout
+
+
+def test_hidden_loop_steps_say_what_they_did_again(program):
+    path = program("""
+        import torch
+        w = torch.ones(2, requires_grad=True)
+        opt = torch.optim.SGD([w], lr=0.1)
+        for i in range(8):
+            loss = (w * 3).sum()
+            loss.backward()
+            opt.step()
+            opt.zero_grad()
+        for i in range(6):
+            a = i * 2
+        print(a)
+    """)
+    doc = explain_json(path)
+    notes = [s["hidden_before"] for s in doc["steps"] if "hidden_before" in s]
+    repeated = {(e["kind"], e.get("name") or e.get("root"), e["count"]) for e in notes[0]["repeated"]}
+    assert repeated == {("backward", "loss", 5), ("inplace", "w", 5), ("grad-reset", "w", 5)}
+    assert notes[1] == {"steps": 7, "repeated": []}  # the second loop's hidden steps did nothing
+    import subprocess, sys
+    text = subprocess.run([sys.executable, "-m", "gradtutor", "explain", "--plain", "--width", "200", str(path)],
+                          capture_output=True, text=True, timeout=120).stdout
+    assert "(26 more loop steps not shown; what they did was shown above and happened again: " in text
+    assert "w.grad was set to None ×5" in text
+    assert "(7 more loop steps without events not shown)" in text

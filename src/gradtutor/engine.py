@@ -59,6 +59,9 @@ class _Frame:
     exception: BaseException | None = None
     code: Any = None
     hidden: int = 0
+    # What the hidden steps since the last shown one did again: signature ->
+    # [an example event, how many times].
+    repeated: dict[tuple[Any, ...], list[Any]] = field(default_factory=dict)
     # name -> (the tensor, weakly; its .grad as the snapshot summarised it)
     grads: dict[str, tuple[Any, Any]] = field(default_factory=dict)
 
@@ -86,6 +89,7 @@ class RunResult:
     exit_code: int = 0
     exited: bool = False  # the code raised SystemExit
     hidden_steps: int = 0
+    hidden_repeated: list[tuple[Event, int]] = field(default_factory=list)  # events of hidden steps, with counts
     value: Any = None  # the value of the last expression statement (run_cell)
     has_value: bool = False
     internal_errors: list[InternalError] = field(default_factory=list)
@@ -144,6 +148,7 @@ class Engine:
         self._out: OutputCapture | None = None
         self._steps: list[Step] = []
         self._hidden_total = 0
+        self._repeated_total: dict[tuple[Any, ...], list[Any]] = {}
         self._displayed: list[Any] = []
         self.internal_errors: list[InternalError] = []  # the tutor's own failures while tracing
         self.in_child = False  # a forked child process: it never narrates
@@ -199,6 +204,7 @@ class Engine:
         """
         self._steps = []
         self._hidden_total = 0
+        self._repeated_total = {}
         self._displayed = []
         self.internal_errors = []
         result = RunResult(self._steps, internal_errors=self.internal_errors)
@@ -231,6 +237,7 @@ class Engine:
             sys.displayhook = old_displayhook
             self._seen_exceptions.clear()
         result.hidden_steps = self._hidden_total
+        result.hidden_repeated = [(e, n) for e, n in self._repeated_total.values()]
         if self._displayed:
             result.value = self._displayed[-1]
             result.has_value = True
@@ -247,6 +254,7 @@ class Engine:
         steps: list[Step] = []
         self._steps = steps
         self._hidden_total = 0
+        self._repeated_total = {}
         try:
             with self._observing():
                 yield steps
@@ -484,6 +492,11 @@ class Engine:
             if hidden and not output:
                 state.hidden += 1
                 self._hidden_total += 1
+                for event in events:
+                    if _worth_repeating(event):
+                        for store in (state.repeated, self._repeated_total):
+                            entry = store.setdefault(_signature(event), [event, 0])
+                            entry[1] += 1
                 return
             step = Step(
                 index=state.origin.exec_id,
@@ -496,10 +509,14 @@ class Engine:
                 file=state.filename,
                 iteration=iteration,
                 traceback=None,
-                extra={"hidden": state.hidden} if state.hidden else {},
+                extra=(
+                    {"hidden": state.hidden, "repeated": tuple((e, n) for e, n in state.repeated.values())}
+                    if state.hidden else {}
+                ),
                 grad_changes=grad_changes,
             )
             state.hidden = 0
+            state.repeated = {}
             self._steps.append(step)
             if self.on_step is not None:
                 self.on_step(step)
@@ -572,6 +589,14 @@ def _grad_changes(state: _Frame, namespace: dict[str, Any], snapshot: Snapshot) 
             seen[name] = (ref, None)
     state.grads = seen
     return tuple(changes)
+
+
+def _worth_repeating(event: Event) -> bool:
+    """Events of hidden steps that a note says happened again: not a name
+    bound or moved on that leaves nothing behind."""
+    if event.kind == "name-bound":
+        return False
+    return not (event.kind == "name-rebound" and not event.get("old_in_graph"))
 
 
 def _signature(event: Event) -> tuple[Any, ...]:

@@ -119,7 +119,8 @@ def _explain_export(
     from gradtutor.explanations import book_for
     from gradtutor.export import export_document, write_export
     from gradtutor.narrate import NarrationOptions, Narrator
-    from gradtutor.transcript import Transcript, hidden_text, step_frame
+    from gradtutor.narrate import hidden_text
+    from gradtutor.transcript import Transcript, step_frame
 
     output = getattr(args, "output", None)
     if output:
@@ -133,7 +134,7 @@ def _explain_export(
     transcript = Transcript(os.path.basename(args.file), options, listings=[listing])
     transcript.frames = [step_frame(narrator, step, i) for i, step in enumerate(result.steps, 1)]
     if result.hidden_steps:
-        transcript.epilogue.append(hidden_text(result.hidden_steps))
+        transcript.epilogue.append(_hidden_epilogue(result, narrator))
     if result.traceback:
         transcript.epilogue.append(result.traceback.rstrip("\n"))
     if output:
@@ -151,6 +152,7 @@ def _explain_json(args: argparse.Namespace, env: Environment, run: Callable[...,
         "level": level,
         "steps": [s.to_json(level) for s in result.steps],
         "hidden_steps": result.hidden_steps,
+        "hidden_repeated": [{**e.to_json(), "count": n} for e, n in result.hidden_repeated],
         "exit_code": result.exit_code,
         "exception": None,
         "internal_errors": [e.to_json() for e in result.internal_errors],
@@ -166,6 +168,15 @@ def _explain_json(args: argparse.Namespace, env: Environment, run: Callable[...,
     env.stdout.flush()
     _report_internal_errors(result, env)
     return result.exit_code
+
+
+def _hidden_epilogue(result: RunResult, narrator: Any) -> str:
+    """The closing note on loop steps not shown: how many, what they did
+    again, and how to see them."""
+    from gradtutor.narrate import hidden_text
+
+    text = hidden_text(result.hidden_steps, narrator.repeated(result.hidden_repeated), more=False)
+    return text[:-1] + "; --max-iterations N shows more)"
 
 
 def _report_internal_errors(result: RunResult, env: Environment) -> None:
@@ -208,10 +219,7 @@ def _explain_text(args: argparse.Namespace, env: Environment, run: Callable[...,
 
     result = run(on_step=on_step)
     if result.hidden_steps:
-        console.print(
-            f"({result.hidden_steps} loop steps without events were not shown; --max-iterations N shows more)",
-            style="dim",
-        )
+        console.print(_hidden_epilogue(result, narrator), style="dim")
     if result.traceback:
         env.stdout.flush()
         env.stderr.write(result.traceback)

@@ -276,6 +276,11 @@ class Step:
             "graph": self.snapshot.graph(level).to_json(),
             "output": self.output,
         }
+        if self.extra.get("hidden"):
+            out["hidden_before"] = {
+                "steps": self.extra["hidden"],
+                "repeated": [{**e.to_json(), "count": n} for e, n in self.extra.get("repeated", ())],
+            }
         if self.grad_changes:
             out["grad_changes"] = [{"name": n, "before": b, "after": a} for n, b, a in self.grad_changes]
         if self.traceback is not None:

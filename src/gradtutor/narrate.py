@@ -7,7 +7,7 @@ front ends print what these functions return.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any, Iterator, Sequence
 
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.segment import Segment
@@ -249,9 +249,19 @@ def _flatten(value: Any) -> Iterator[float]:
         yield float(value)
 
 
-def hidden_note(count: int) -> Text:
+def hidden_text(count: int, repeated: Sequence[tuple[str, int]] = (), *, more: bool = True) -> str:
+    """What a note about hidden loop steps says: that they said nothing new,
+    and, when they had events, which ones happened again and how often."""
     plural = "s" if count != 1 else ""
-    return Text(f"   ({count} more loop step{plural} without events not shown)", "dim")
+    what = f"{count} {'more ' if more else ''}loop step{plural}"
+    if not repeated:
+        return f"({what} without events not shown)"
+    again = "; ".join(f"{title} ×{n}" if n > 1 else title for title, n in repeated)
+    return f"({what} not shown; what they did was shown above and happened again: {again})"
+
+
+def hidden_note(count: int, repeated: Sequence[tuple[str, int]] = ()) -> RenderableType:
+    return indented(Wrapped(hidden_text(count, repeated), "dim"))
 
 
 class Narrator:
@@ -263,6 +273,10 @@ class Narrator:
         self.locate = locate
         self.last_drawn: Graph | None = None
         self.explained: set[str] = set()  # legend keys shown already
+
+    def repeated(self, events: Sequence[tuple[Event, int]], file: str = "") -> list[tuple[str, int]]:
+        """(title, count) of the events hidden loop steps repeated."""
+        return [(self.book.explain(e, file=file, locate=self.locate).title, n) for e, n in events]
 
     def notes(self, step: Step) -> list[EventNote]:
         return [event_note(e, self.book, file=step.file, locate=self.locate) for e in step.events]
@@ -297,7 +311,7 @@ class Narrator:
         out: list[RenderableType] = []
         hidden = step.extra.get("hidden", 0)
         if hidden:
-            out.append(hidden_note(hidden))
+            out.append(hidden_note(hidden, self.repeated(step.extra.get("repeated", ()), step.file)))
         out.append(step_header(step, ascii=self.options.ascii))
         out.extend(self.events(step))
         out.extend(self.grad_changes(step))

@@ -27,7 +27,6 @@ from gradtutor.narrate import (
     Narrator,
     Verbatim,
     graph_drawing,
-    hidden_note,
     indented,
     note_renderable,
     step_header,
@@ -69,7 +68,8 @@ class Frame:
     source: str
     parts: tuple[Part, ...]
     drawing: Drawing | None
-    hidden: int = 0  # loop steps without events not shown before this frame
+    hidden: int = 0  # loop steps not shown before this frame
+    hidden_repeated: tuple[tuple[str, int], ...] = ()  # (title, count): what they did again
     value: str | None = None
     error: str | None = None
 
@@ -144,6 +144,7 @@ def step_frame(narrator: Narrator, step: Step, number: int) -> Frame:
                     grad_lines=tuple(narrator.grad_change_lines(step))),),
         drawing=narrator.drawing_if_changed(step.snapshot),
         hidden=int(step.extra.get("hidden", 0)),
+        hidden_repeated=tuple(narrator.repeated(step.extra.get("repeated", ()), step.file)),
     )
 
 
@@ -207,9 +208,6 @@ def cell_place(number: int, line: int, cell_lines: int, language: str) -> str:
     return f"In [{number}] " + line_locator(language)("", line)
 
 
-def hidden_text(count: int) -> str:
-    """The note about loop steps not shown, as the text narration says it."""
-    return hidden_note(count).plain.strip()
 
 
 def format_grad(value: Any) -> str:

@@ -16,7 +16,8 @@ from rich.style import Style
 
 from gradtutor.narrate import EventNote
 from gradtutor.render import THEME, Drawing
-from gradtutor.transcript import Frame, hidden_text
+from gradtutor.narrate import hidden_text
+from gradtutor.transcript import Frame
 
 MONOSPACE = "'DejaVu Sans Mono', Menlo, Consolas, 'Liberation Mono', monospace"
 PICTURE_STYLE = f"font-family: {MONOSPACE}; font-size: 13px; line-height: 1.17; margin: 0.4em 0; white-space: pre"
@@ -87,7 +88,7 @@ def frame_html(frame: Frame, *, inline: bool = False, drawing: Drawing | None = 
     (a notebook shows them itself)."""
     out: list[str] = []
     if frame.hidden:
-        out.append(f'<p class="gt-hidden"><em>{html.escape(hidden_text(frame.hidden))}</em></p>')
+        out.append(f'<p class="gt-hidden"><em>{html.escape(hidden_text(frame.hidden, frame.hidden_repeated))}</em></p>')
     if outputs and frame.value is not None:
         out.append(pre_html(f"Out: {frame.value}", "gt-value", inline=inline))
     if outputs and frame.error:

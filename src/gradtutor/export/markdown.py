@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import re
 
-from gradtutor.transcript import Frame, Transcript, hidden_text
+from gradtutor.narrate import hidden_text
+from gradtutor.transcript import Frame, Transcript
 
 # Characters that Markdown may read as formatting outside code spans; ``_``
 # and ``*`` inside a word (``retain_graph``) are left alone, as GitHub does.
@@ -42,7 +43,7 @@ def render_markdown(transcript: Transcript) -> str:
 def _frame(frame: Frame) -> list[str]:
     out: list[str] = []
     if frame.hidden:
-        out += [f"*{escape(hidden_text(frame.hidden))}*", ""]
+        out += [f"*{escape(hidden_text(frame.hidden, frame.hidden_repeated))}*", ""]
     out += [f"### {frame.number}. {escape(frame.place)}", "", fenced(frame.source, "python"), ""]
     if frame.value is not None:
         out += [fenced(f"Out: {frame.value}"), ""]
