@@ -64,6 +64,8 @@ class OutputCapture:
         if self._file is None:
             return ""
         sys.stdout.flush()
+        if os.fstat(self._file.fileno()).st_size == self._pos:
+            return ""  # nothing new: one system call, not a seek and a read
         self._file.seek(self._pos)
         data = self._file.read()
         self._pos += len(data)

@@ -59,11 +59,10 @@ class _Frame:
     exception: BaseException | None = None
     code: Any = None
     hidden: int = 0
+    calls_at_begin: int = 0  # the observer's count of torch calls when the statement began
     # What the hidden steps since the last shown one did again: signature ->
     # [an example event, how many times].
     repeated: dict[tuple[Any, ...], list[Any]] = field(default_factory=dict)
-    # name -> (the tensor, weakly; its .grad as the snapshot summarised it)
-    grads: dict[str, tuple[Any, Any]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -149,6 +148,8 @@ class Engine:
         self._steps: list[Step] = []
         self._hidden_total = 0
         self._repeated_total: dict[tuple[Any, ...], list[Any]] = {}
+        # id(tensor) -> (the tensor, weakly; its .grad as last seen): for grad_changes.
+        self._grads_seen: dict[int, tuple[weakref.ref[torch.Tensor], Any]] = {}
         self._displayed: list[Any] = []
         self.internal_errors: list[InternalError] = []  # the tutor's own failures while tracing
         self.in_child = False  # a forked child process: it never narrates
@@ -401,6 +402,7 @@ class Engine:
         self._next_exec += 1
         state.stmt = stmt
         state.lasti = lasti
+        state.calls_at_begin = self.observer.calls
         state.origin = ag.Origin(
             self._next_exec, stmt.start, stmt.text, stmt.label, state.function, state.filename
         )
@@ -459,15 +461,29 @@ class Engine:
         quiet_reads = ag.hidden_from_user_modes()
         quiet_reads.__enter__()
         try:
+            iteration = self._counts.get((state.code, stmt.start), 1)
+            output = self._take_output()
+            if (
+                iteration > self.max_iterations and not output and returning is None
+                and self._nothing_happened(frame, state)
+            ):
+                # A loop step that called no torch function, raised nothing and
+                # bound no tensor: nothing to report, so nothing to compute.
+                state.hidden += 1
+                self._hidden_total += 1
+                return
             namespace = self._namespace_of(frame, state)
             if isinstance(returning, torch.Tensor) and returning.grad_fn is not None:
                 # Nodes only reachable from a return value belong to this line.
                 self.registry.tag_graph(returning.grad_fn, state.origin)
             self._record_const_reads(state.origin, stmt, namespace)
-            snapshot = self.snapshotter.take(namespace, origin=state.origin, frame_key=state.key)
+            # Past its first iterations a loop step is shown only when it says
+            # something new: look only at what decides that, and take the
+            # whole snapshot once it is to be shown.
+            likely_hidden = iteration > self.max_iterations
+            snapshot = self.snapshotter.take(namespace, origin=state.origin, frame_key=state.key, lite=likely_hidden)
             tracker = self._trackers.setdefault(state.key, NameTracker())
             exception = state.exception
-            iteration = self._counts.get((state.code, stmt.start), 1)
             records = observer.take_records()
             events = detect_events(
                 line=stmt.start,
@@ -485,10 +501,8 @@ class Engine:
             if exception is not None:
                 observer.error_details.pop(id(exception), None)
             events = [_with_origins(e) for e in events]
-            grad_changes = _grad_changes(state, namespace, snapshot)
             state.exception = None
-            hidden = iteration > self.max_iterations and self._seen_before((state.code, stmt.start), events)
-            output = self._take_output()
+            hidden = likely_hidden and self._seen_before((state.code, stmt.start), events)
             if hidden and not output:
                 state.hidden += 1
                 self._hidden_total += 1
@@ -498,6 +512,9 @@ class Engine:
                             entry = store.setdefault(_signature(event), [event, 0])
                             entry[1] += 1
                 return
+            if likely_hidden:
+                snapshot = self.snapshotter.take(namespace, origin=state.origin, frame_key=state.key)
+            grad_changes = self._grad_changes(namespace, snapshot)
             step = Step(
                 index=state.origin.exec_id,
                 line=stmt.start,
@@ -523,6 +540,55 @@ class Engine:
         finally:
             quiet_reads.__exit__(None, None, None)
             observer.paused = False
+
+    def _nothing_happened(self, frame: FrameType, state: _Frame) -> bool:
+        """Did the statement leave everything the tutor reports as it was? No
+        torch function called (so no graph, gradient or record changed), no
+        exception, and every tensor name of the frame bound as before."""
+        if state.exception is not None or self.observer.calls != state.calls_at_begin or self.observer.records:
+            return False
+        tracker = self._trackers.get(state.key)
+        bound = tracker.bound if tracker is not None else {}
+        seen = 0
+        scope = frame.f_globals if state.is_module else frame.f_locals
+        for name, value in scope.items():
+            if isinstance(value, torch.Tensor) and is_tracked_name(name):
+                old = bound.get(name)
+                if old is None or old.ref() is not value:
+                    return False
+                seen += 1
+        if seen != len(bound):
+            return False
+        if tracker is None:
+            self._trackers[state.key] = NameTracker()  # a new frame with no tensors: nothing bound yet
+        return True
+
+    def _grad_changes(self, namespace: dict[str, Any], snapshot: Snapshot) -> tuple[tuple[str, Any, Any], ...]:
+        """The .grad values this step changed, of the tensors it can name.
+        Followed per tensor, not per name: a name bound to another tensor
+        (for p in model.parameters()) is not a change of its gradient."""
+        now = dict(snapshot.grads)
+        changes: list[tuple[str, Any, Any]] = []
+        seen = self._grads_seen
+        for name, value in namespace.items():
+            if not isinstance(value, torch.Tensor) or name not in now and not (
+                value.is_leaf and value.requires_grad or value.retains_grad
+            ):
+                continue
+            after = now.get(name)
+            key = id(value)
+            entry = seen.get(key)
+            if entry is not None and entry[0]() is value:
+                if entry[1] != after:
+                    changes.append((name, entry[1], after))
+            else:
+                def forget(_ref: object, key: int = key) -> None:
+                    current = seen.get(key)
+                    if current is not None and current[0]() is None:
+                        del seen[key]
+                entry = (weakref.ref(value, forget), after)
+            seen[key] = (entry[0], after)
+        return tuple(changes)
 
     def _hand_to_caller(self, records: list[Any], returning: Any) -> None:
         """A function returned a tensor it made without a graph (under
@@ -562,33 +628,6 @@ class Engine:
 
     def _take_output(self) -> str:
         return self._out.take() if self._out is not None else ""
-
-
-def _grad_changes(state: _Frame, namespace: dict[str, Any], snapshot: Snapshot) -> tuple[tuple[str, Any, Any], ...]:
-    """The .grad values of the frame's named tensors that this step changed.
-    A name now bound to another tensor has no "before": it is not a change."""
-    now = dict(snapshot.grads)
-    changes: list[tuple[str, Any, Any]] = []
-    seen: dict[str, tuple[Any, Any]] = {}
-    for name, (ref, before) in state.grads.items():
-        value = namespace.get(name)
-        if value is None or ref() is not value:
-            continue
-        after = now.get(name)
-        if after != before:
-            changes.append((name, before, after))
-    for name, after in now.items():
-        value = namespace.get(name)
-        old = state.grads.get(name)
-        if old is None or old[0]() is not value:
-            changes.append((name, None, after))
-        seen[name] = (weakref.ref(value), after)
-    for name, (ref, before) in state.grads.items():
-        # Still the same tensor, its .grad gone (set to None): remember that.
-        if name not in seen and ref() is not None and namespace.get(name) is ref():
-            seen[name] = (ref, None)
-    state.grads = seen
-    return tuple(changes)
 
 
 def _worth_repeating(event: Event) -> bool:

@@ -207,6 +207,7 @@ class CallObserver(TorchFunctionMode):
         self.context = context
         self.is_user_file = is_user_file or (lambda filename: True)
         self.records: list[Any] = []
+        self.calls = 0  # torch calls seen: a step that made none changed no graph
         self.inplace_history: list[InplaceRecord] = []
         self.error_details: dict[int, dict[str, Any]] = {}
         self.paused = False
@@ -234,6 +235,7 @@ class CallObserver(TorchFunctionMode):
         kwargs = kwargs or {}
         if self.paused:
             return func(*args, **kwargs)
+        self.calls += 1
         handler = self._special.get(func)
         if handler is not None:
             return handler(func, args, kwargs)

@@ -14,7 +14,6 @@ op view changed.
 
 from __future__ import annotations
 
-import reprlib
 import weakref
 from dataclasses import replace
 from typing import Any, Mapping
@@ -70,7 +69,12 @@ def summarize_values(t: torch.Tensor) -> Any:
 
 
 def describe_value(value: Any) -> str:
-    """A one-line description of what a name refers to (for ``:names``)."""
+    """A one-line description of what a name refers to (for ``:names``).
+
+    Made from the value's type and, for tensors and modules, their shape,
+    dtype and size: never from the object's own ``repr()``, which is the
+    user's code (and, for a tensor, formats every element)."""
+    kind = type(value)
     if isinstance(value, torch.Tensor):
         flags = []
         if value.requires_grad:
@@ -81,14 +85,27 @@ def describe_value(value: Any) -> str:
         return f"tensor {shape} {ag.dtype_name(value.dtype)}" + (" " + " ".join(flags) if flags else "")
     if isinstance(value, torch.nn.Module):
         n = sum(p.numel() for p in value.parameters())
-        return f"{type(value).__name__} ({n} parameters)"
-    text = _REPR.repr(value)
-    return text if len(text) <= 60 else text[:59] + "…"
+        return f"{kind.__name__} ({n} parameters)"
+    if kind in (int, float, bool, complex) or value is None:
+        return repr(value)  # builtins: their repr is short and runs no user code
+    if kind is str:
+        return repr(value) if len(value) <= 58 else repr(value[:57]) + "…"
+    if kind in (list, tuple, set, frozenset, dict):
+        return f"{kind.__name__} of {len(value)}" + _element_kinds(value.values() if kind is dict else value)
+    return kind.__name__
 
 
-_REPR = reprlib.Repr()
-_REPR.maxstring = 60
-_REPR.maxother = 60
+def _element_kinds(items: Any) -> str:
+    """": 3 tensors", ": 2 ints, 1 str": what a container holds, by type (a few items looked at)."""
+    counts: dict[str, int] = {}
+    for i, item in enumerate(items):
+        if i == 8:
+            break
+        name = "tensor" if isinstance(item, torch.Tensor) else type(item).__name__
+        counts[name] = counts.get(name, 0) + 1
+    if not counts:
+        return ""
+    return ": " + ", ".join(f"{n} {name}{'s' if n > 1 else ''}" for name, n in counts.items()) + ("…" if i >= 8 else "")
 
 
 class Snapshotter:
@@ -111,17 +128,29 @@ class Snapshotter:
         self._former.pop(frame_key, None)
 
     def take(
-        self, namespace: Mapping[str, Any], *, origin: ag.Origin, frame_key: Any = None, remember: bool = True
+        self,
+        namespace: Mapping[str, Any],
+        *,
+        origin: ag.Origin,
+        frame_key: Any = None,
+        remember: bool = True,
+        lite: bool = False,
     ) -> Snapshot:
         """The snapshot of ``namespace`` after the step ``origin``.
 
         ``remember=False`` looks without counting as a step: the next step
-        still compares itself with the previous real one.
+        still compares itself with the previous real one. ``lite=True`` is
+        for a step that will most likely not be shown (a loop past its first
+        iterations): only what events are detected from (the op graph and
+        which node each name is bound to), nothing remembered; the statement
+        view, gradients and descriptions are left empty.
         """
+        if lite:
+            remember = False
         tensors, modules = split_namespace(namespace)
         param_names: dict[int, tuple[str, str]] = {}
         module_sizes: dict[str, int] = {}
-        for mod_name, module in modules:
+        for mod_name, module in () if lite else modules:
             size = 0
             for p_name, param in module.named_parameters():
                 param_names.setdefault(id(param), (f"{mod_name}.{p_name}", mod_name))
@@ -158,6 +187,8 @@ class Snapshotter:
             else:
                 nodes.append(self._leaf_view(tag, names, lost, param_names))
         ops = Graph(tuple(nodes), tuple(edges))
+        if lite:
+            return Snapshot(origin.exec_id, origin.line, ops, Graph(), self._bindings(namespace, described=False))
 
         consts = {
             exec_id: tuple(
@@ -180,7 +211,7 @@ class Snapshotter:
                 g = t.grad
                 if g is not None:
                     grads.append((name, summarize_values(g)))
-        snap = Snapshot(origin.exec_id, origin.line, ops, statements, self._bindings(namespace), tuple(grads))
+        snap = Snapshot(origin.exec_id, origin.line, ops, statements, self._bindings(namespace, module_sizes), tuple(grads))
         if remember:
             self._previous[frame_key] = snap
         return snap
@@ -290,7 +321,11 @@ class Snapshotter:
         self._grouped = (key, graph)
         return graph
 
-    def _bindings(self, namespace: Mapping[str, Any]) -> tuple[Binding, ...]:
+    def _bindings(
+        self, namespace: Mapping[str, Any], module_sizes: Mapping[str, int] | None = None, described: bool = True
+    ) -> tuple[Binding, ...]:
+        """Every tracked name and what it refers to. ``described=False``: only
+        the tensors, with their nodes (what events need), no descriptions."""
         out = []
         for name in sorted(namespace):
             value = namespace[name]
@@ -301,7 +336,14 @@ class Snapshotter:
                 fn = value.grad_fn
                 tag = self.registry.tag_of(fn) if fn is not None else self.registry.known_leaf(value)
                 node = tag.node_id if tag is not None else None
-            out.append(Binding(name, type(value).__name__, node, describe_value(value)))
+            elif not described:
+                continue
+            if not described:
+                out.append(Binding(name, "Tensor", node))
+            elif module_sizes is not None and name in module_sizes and isinstance(value, torch.nn.Module):
+                out.append(Binding(name, type(value).__name__, node, f"{type(value).__name__} ({module_sizes[name]} parameters)"))
+            else:
+                out.append(Binding(name, type(value).__name__, node, describe_value(value)))
         return tuple(out)
 
 
