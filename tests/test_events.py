@@ -499,3 +499,20 @@ def test_library_code_is_attributed_to_the_users_call_and_worded_for_what_it_is(
                        (7, "model", "optimizer", "Adam.step", 6)]
     [clipped] = events(doc, "grad-reset")
     assert (clipped["line"], clipped["name"], clipped["how"], clipped["parameters"]) == (8, "model", "changed", 6)
+
+
+def test_a_loop_variable_moving_on_leaves_nothing_behind_when_no_graph_uses_the_old_tensor(program):
+    doc = run(program, """
+        import torch
+        C = torch.randn(3, 2)
+        W = torch.randn(2, 2)
+        for p in [C, W]:
+            p.requires_grad = True
+        x = torch.ones(2, requires_grad=True)
+        for t in [x * 2, x * 3]:
+            y = t.sum()
+    """)
+    rebound = [(e["line"], e["name"], e["old_in_graph"]) for e in events(doc, "name-rebound")]
+    # p let go of C, which is still named C and in no graph; t let go of x * 2, which y still uses.
+    assert (4, "p", False) in rebound and (4, "p", True) not in rebound
+    assert (7, "t", True) in rebound

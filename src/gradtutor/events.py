@@ -294,7 +294,7 @@ def _name_events(
         old_value = old.ref()
         if old_value is not value:
             if live is None:
-                live = {n.id for n in ops.nodes if not n.dropped}
+                live = _ghost_candidates(ops, node_of)
             old_in_graph = old.node is not None and old.node in live
             events.append(
                 Event.make("name-rebound", line, name=name, old_in_graph=old_in_graph, old_node=old.node, node=node)
@@ -317,6 +317,18 @@ def _name_events(
             after[name] = bound.node
     tracker.bound = current
     return events
+
+
+def _ghost_candidates(ops: Graph, node_of: Mapping[str, str | None]) -> set[str]:
+    """Nodes a name that let go of them leaves behind in a graph (drawn
+    ``x (old)``): autograd nodes, and leaves that feed one; not a tensor that
+    another name still refers to (it is drawn under that name)."""
+    named = {node for node in node_of.values() if node is not None}
+    feeding = {e.src for e in ops.edges}
+    return {
+        n.id for n in ops.nodes
+        if not n.dropped and n.id not in named and (n.kind == OP or n.id in feeding)
+    }
 
 
 def _ancestors(ops: Graph, node_id: str) -> set[str]:
