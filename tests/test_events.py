@@ -516,3 +516,43 @@ def test_a_loop_variable_moving_on_leaves_nothing_behind_when_no_graph_uses_the_
     # p let go of C, which is still named C and in no graph; t let go of x * 2, which y still uses.
     assert (4, "p", False) in rebound and (4, "p", True) not in rebound
     assert (7, "t", True) in rebound
+
+
+def test_second_backward_causes_are_told_apart(program):
+    doc = run(program, """
+        import torch
+        x = torch.ones(2, requires_grad=True)
+        p = x * x
+        p.sum().backward()
+        try:
+            p.grad_fn._saved_self
+        except RuntimeError:
+            pass
+        w = torch.ones(2, requires_grad=True)
+        h = torch.zeros(2)
+        for i in range(2):
+            try:
+                h = h * w + 1
+                h.sum().backward()
+            except RuntimeError:
+                print("second iteration fails")
+    """)
+    causes = [(e["line"], e["cause"], e.get("again")) for e in events(doc, "error")]
+    assert causes == [(6, "freed-saved-read", None), (14, "second-backward", True)]
+
+
+def test_an_inplace_error_names_the_inplace_op_that_changed_the_saved_tensor(program):
+    doc = run(program, """
+        import torch
+        c = torch.ones(2, 2, requires_grad=True)
+        d = c * 1
+        d += 1
+        model = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.Sigmoid(), torch.nn.ReLU(inplace=True))
+        try:
+            model(torch.ones(2, 2)).sum().backward()
+        except RuntimeError:
+            pass
+    """)
+    [error] = events(doc, "error")
+    assert error["cause"] == "inplace-modified"
+    assert (error["modified_at_line"], error["modified_op"]) == (7, "relu(inplace=True)")

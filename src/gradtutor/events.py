@@ -350,6 +350,8 @@ def _error_event(
     line: int, exc: BaseException, details: Mapping[str, Any], name_of: Any
 ) -> Event:
     cause = classify_error(exc)
+    if cause == "second-backward" and not details.get("during"):
+        cause = "freed-saved-read"  # raised by reading a node's saved tensor, not by a backward
     fields: dict[str, Any] = {
         "cause": cause,
         "exception": type(exc).__name__,
@@ -358,6 +360,8 @@ def _error_event(
     for key, value in details.items():
         if key == "tensor_ref":
             fields["name"] = name_of(value)
+        elif key == "during" or key == "again" and not value:
+            continue
         else:
             fields[key] = value
     return Event.make("error", line, **fields)

@@ -41,6 +41,7 @@ EXPLANATION_KEYS: tuple[str, ...] = (
     "inplace/parameters-data",
     *(f"grad-reset/{scope}{how}" for scope in ("", "parameters-") for how in GRAD_RESETS),
     *(f"error/{c}" for c in ERROR_CAUSES),
+    "error/second-backward-again",
     *(f"warning/{c}" for c in WARNING_CAUSES),
 )
 
@@ -60,6 +61,8 @@ def lessons_dir() -> str:
 
 def explanation_key(event: Event) -> str:
     """The most specific explanation key for ``event``."""
+    if event.kind == "error" and event.get("cause") == "second-backward" and event.get("again"):
+        return "error/second-backward-again"
     if event.kind in ("error", "warning"):
         return f"{event.kind}/{event.get('cause', 'other')}"
     if event.kind == "name-rebound" and event.get("old_in_graph"):

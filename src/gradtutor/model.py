@@ -39,6 +39,7 @@ EVENT_KINDS = (
 )
 ERROR_CAUSES = (
     "second-backward",
+    "freed-saved-read",
     "inplace-modified",
     "leaf-inplace",
     "no-grad-fn",

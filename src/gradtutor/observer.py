@@ -122,6 +122,7 @@ _DATA_SET = vars(_TENSOR_BASE)["data"].__set__
 _NOT_INPLACE = {"requires_grad_", "share_memory_", "retain_grad", "detach_", "record_stream"}
 _PYTHON_FUNCTION = types.FunctionType  # (inside __torch_function__, "types" is a parameter)
 _VERSION_RE = re.compile(r"is at version (\d+)")
+_SHAPE_RE = re.compile(r"\[torch\.\w+ \[([\d, ]*)\]\]")
 
 # Error causes, by a stable part of torch's message.
 _CAUSES = (
@@ -242,8 +243,11 @@ class CallObserver(TorchFunctionMode):
         name = getattr(func, "__name__", "")
         if (name.endswith("_") and not name.endswith("__") and name not in _NOT_INPLACE) or (
             name == "__setitem__"
-        ):
-            return self._on_inplace(func, "[i] = ..." if name == "__setitem__" else name, args, kwargs)
+        ) or kwargs.get("inplace") is True:
+            # (F.relu(x, inplace=True), as nn.ReLU(inplace=True) calls it: the
+            # torch.relu_ inside runs where the mode does not see it.)
+            op = "[i] = ..." if name == "__setitem__" else name if name.endswith("_") else f"{name}(inplace=True)"
+            return self._on_inplace(func, op, args, kwargs)
         if type(func) is _PYTHON_FUNCTION:
             out = call_warning_at_caller(func, args, kwargs)  # F.mse_loss and other Python APIs
         else:
@@ -319,6 +323,7 @@ class CallObserver(TorchFunctionMode):
             out = func(*args, **kwargs)
         except RuntimeError as exc:
             self._explain_backward_error(exc, grad_fns, bound)
+            self.error_details.setdefault(id(exc), {})["during"] = api
             raise
         record = BackwardRecord(line, api, retain, create, roots=[weakref.ref(t) for t in roots])
         if not retain:
@@ -373,11 +378,16 @@ class CallObserver(TorchFunctionMode):
             if tag is not None and not self._retains(bound):
                 self.registry.mark_freed(grad_fns, self.context.origin, stopped_at=tag)
             if tag is not None:
+                here = self.context.origin
                 details = {
                     "node": tag.node_id,
                     "node_op": tag.op,
                     "node_origin": tag.origin,
                     "freed_by_origin": tag.freed_by,
+                    # The same statement freed it on an earlier run: a loop
+                    # carries a graph from one iteration into the next.
+                    "again": tag.freed_by is not None
+                    and (tag.freed_by.line, tag.freed_by.filename) == (here.line, here.filename),
                 }
         elif cause == "inplace-modified":
             tag = self.registry.first_failing_node(grad_fns, SAVED_MODIFIED)
@@ -388,11 +398,14 @@ class CallObserver(TorchFunctionMode):
             self.error_details[id(exc)] = details
 
     def _modified_at(self, message: str) -> dict[str, Any]:
-        """The in-place op that most likely bumped the version torch complains about."""
+        """The in-place op that most likely bumped the version torch complains
+        about: the latest one that left a tensor of that shape at that version."""
         match = _VERSION_RE.search(message)
         version = int(match.group(1)) if match else None
+        found = _SHAPE_RE.search(message)
+        shape = tuple(int(d) for d in found.group(1).replace(" ", "").split(",") if d) if found else None
         for rec in reversed(self.inplace_history):
-            if version is None or rec.version == version:
+            if (version is None or rec.version == version) and (shape is None or rec.shape == shape):
                 return {"modified_at_origin": rec.origin, "modified_op": rec.op}
         return {}
 
