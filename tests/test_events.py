@@ -556,3 +556,27 @@ def test_an_inplace_error_names_the_inplace_op_that_changed_the_saved_tensor(pro
     [error] = events(doc, "error")
     assert error["cause"] == "inplace-modified"
     assert (error["modified_at_line"], error["modified_op"]) == (7, "relu(inplace=True)")
+
+
+def test_an_exception_caught_inside_library_code_is_not_the_users_error(program):
+    doc = run(program, """
+        import torch
+        import torch.utils.checkpoint as cp
+        def block(t):
+            u = t.sin()
+            return u * 2
+        x = torch.ones(3, requires_grad=True)
+        y = cp.checkpoint(block, x, use_reentrant=False).sum()
+        y.backward()
+        class Net(torch.nn.Module):
+            def forward(self, t):
+                return t.reshape(5)
+        try:
+            Net()(x)
+        except RuntimeError:
+            pass
+    """)
+    # torch raises and catches its own _StopRecomputationError inside
+    # block() while it recomputes; the user's shape error still shows, where
+    # it came back into the user's code.
+    assert [(e["line"], e["exception"]) for e in events(doc, "error")] == [(13, "RuntimeError")]

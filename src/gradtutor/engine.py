@@ -389,6 +389,13 @@ class Engine:
                     del self._seen_exceptions[next(iter(self._seen_exceptions))]
                 state.exception = exc
         elif event == "return":
+            exc = state.exception
+            if exc is not None and not state.is_module and not self._is_user_file(_caller_file(frame)):
+                # Leaving for library code, which may catch it (torch's own
+                # control-flow exceptions do): report it where it comes back
+                # into the user's code, if it does.
+                self._seen_exceptions.pop(id(exc), None)
+                state.exception = None
             if state.stmt is not None:
                 self._finish(frame, state, returning=arg)
             if _suspended(frame):
@@ -678,6 +685,14 @@ def _at_user_location(show: Callable[..., Any]) -> Callable[..., Any]:
 
     showwarning._gradtutor = True  # type: ignore[attr-defined]
     return showwarning
+
+
+def _caller_file(frame: FrameType) -> str:
+    """The file of the code that called ``frame``, past the tutor's own frames."""
+    caller = frame.f_back
+    while caller is not None and (is_tutor_file(caller.f_code.co_filename) or caller.f_code.co_filename.endswith(OVERRIDES_FILE)):
+        caller = caller.f_back
+    return caller.f_code.co_filename if caller is not None else ""
 
 
 def _suspended(frame: FrameType) -> bool:
