@@ -491,7 +491,7 @@ class Engine:
             snapshot = self.snapshotter.take(namespace, origin=state.origin, frame_key=state.key, lite=likely_hidden)
             tracker = self._trackers.setdefault(state.key, NameTracker())
             exception = state.exception
-            records = observer.take_records()
+            records = observer.take_records(state.origin.exec_id)
             events = detect_events(
                 line=stmt.start,
                 iteration=iteration,
@@ -504,7 +504,7 @@ class Engine:
                 error_details=observer.error_details,
             )
             if returning is not None:
-                self._hand_to_caller(records, returning)
+                self._hand_to_caller(records, returning, state)
             if exception is not None:
                 observer.error_details.pop(id(exception), None)
             events = [_with_origins(e) for e in events]
@@ -552,7 +552,10 @@ class Engine:
         """Did the statement leave everything the tutor reports as it was? No
         torch function called (so no graph, gradient or record changed), no
         exception, and every tensor name of the frame bound as before."""
-        if state.exception is not None or self.observer.calls != state.calls_at_begin or self.observer.records:
+        if (
+            state.exception is not None or self.observer.calls != state.calls_at_begin
+            or state.origin.exec_id in self.observer._record_execs
+        ):
             return False
         tracker = self._trackers.get(state.key)
         bound = tracker.bound if tracker is not None else {}
@@ -597,7 +600,7 @@ class Engine:
             seen[key] = (entry[0], after)
         return tuple(changes)
 
-    def _hand_to_caller(self, records: list[Any], returning: Any) -> None:
+    def _hand_to_caller(self, records: list[Any], returning: Any, state: _Frame) -> None:
         """A function returned a tensor it made without a graph (under
         @torch.no_grad(), or by detach()): the caller's step names it, so the
         caller's step reports it."""
@@ -605,9 +608,11 @@ class Engine:
         ids = {id(t) for t in returned if isinstance(t, torch.Tensor)}
         if not ids:
             return
+        stack = self._stack
+        caller = stack[-2] if len(stack) > 1 and stack[-1] is state else None
         for rec in records:
             if isinstance(rec, DetachRecord) and id(rec.ref()) in ids:
-                self.observer.records.append(replace(rec, line=None))
+                self.observer.add_record(replace(rec, line=None), caller.origin.exec_id if caller is not None else 0)
 
     def _seen_before(self, where: tuple[Any, int], events: list[Event]) -> bool:
         """Past the first iterations, a loop step is hidden when it says nothing

@@ -100,6 +100,7 @@ def detect_events(
     # optimizer step is one event per module with the count of its tensors; a
     # tensor changed again and again by library code is one event with a count.
     changes: dict[tuple[str, str, str, str], tuple[int, bool, set[int], list[int]]] = {}
+    backwards: dict[tuple[Any, ...], tuple[int, int]] = {}
     for rec in records:
         rec_line = rec.line if rec.line is not None else line
         if isinstance(rec, BackwardRecord):
@@ -108,6 +109,16 @@ def detect_events(
             if rec.api == "autograd.grad":
                 named = [n for n in (name_of(r) for r in rec.results) if n is not None]
                 fields["result"] = ", ".join(named) if named else None
+            if rec.library:
+                fields["via"] = rec.library
+            key = ("backward", rec.api, root, rec.retain_graph, rec.create_graph, rec.library)
+            if key in backwards and not rec.accumulated:
+                # The same backward again in one step (a comprehension of
+                # autograd.grad calls, gradcheck): one event with a count.
+                index, count = backwards[key]
+                backwards[key] = (index, count + 1)
+                continue
+            backwards[key] = (len(events), 1)
             events.append(
                 Event.make(
                     "backward",
@@ -144,16 +155,19 @@ def detect_events(
             change = _tensor_change(rec, rec_line, name_of, params, grad_owners, buffers)
             if change is None:
                 continue
-            key, of_module, event = change
+            change_key, of_module, event = change
             target = rec.ref()
-            if key not in changes:
-                changes[key] = (len(events), of_module, set(), [0])
+            if change_key not in changes:
+                changes[change_key] = (len(events), of_module, set(), [0])
                 events.append(event)
-            changes[key][2].add(id(target))
-            changes[key][3][0] += 1
+            changes[change_key][2].add(id(target))
+            changes[change_key][3][0] += 1
 
-    for index, of_module, targets, count in changes.values():
-        extra = {"parameters": len(targets)} if of_module else ({"times": count[0]} if count[0] > 1 else {})
+    for index, times in backwards.values():
+        if times > 1:
+            events[index] = Event.make("backward", events[index].line, **{**events[index].data, "times": times})
+    for index, of_module, targets, counter in changes.values():
+        extra = {"parameters": len(targets)} if of_module else ({"times": counter[0]} if counter[0] > 1 else {})
         if extra:
             events[index] = Event.make(events[index].kind, events[index].line, **{**events[index].data, **extra})
     events.extend(_name_events(line, iteration, namespace if scope is None else scope, tracker, snapshot))

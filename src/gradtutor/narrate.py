@@ -119,7 +119,11 @@ def event_note(
     if event.kind == "name-rebound" and not event.get("old_in_graph"):
         style = "bold"
     text = "" if not full or is_routine(event) else explanation.text
-    return EventNote(event.kind, explanation.title, text, style)
+    title = explanation.title
+    times = event.get("times")
+    if isinstance(times, int) and times > 1:
+        title += f" (×{times})"
+    return EventNote(event.kind, title, text, style)
 
 
 class Bulleted:
@@ -202,13 +206,29 @@ def step_where(step: Step) -> str:
     return where
 
 
-def step_header(step: Step, *, ascii: bool) -> Text:
+class OneLine:
+    """Text kept on one line, cut with "…" at the width it is given (rich's
+    ``no_wrap`` still breaks a Text at its spaces when printed on its own)."""
+
+    def __init__(self, text: Text) -> None:
+        self.text = text
+
+    @property
+    def plain(self) -> str:
+        return self.text.plain
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        line = self.text.copy()
+        line.truncate(max(1, options.max_width), overflow="ellipsis")
+        yield from line.render(console)
+        yield Segment.line()
+
+
+def step_header(step: Step, *, ascii: bool) -> OneLine:
     first, *rest = step.source.splitlines() or [""]
     where = step_where(step)
     rule = "--" if ascii else "──"
-    header = Text.assemble((f"{rule} {where} ", "bold blue"), (first + (" …" if rest else ""), "bold"))
-    header.no_wrap, header.overflow = True, "ellipsis"  # one line, cut to the width
-    return header
+    return OneLine(Text.assemble((f"{rule} {where} ", "bold blue"), (first.strip() + (" …" if rest else ""), "bold")))
 
 
 _GRAD_TEXT_LIMIT = 60

@@ -52,6 +52,7 @@ class BackwardRecord:
     first_grads: list[weakref.ref[torch.Tensor]] = field(default_factory=list)
     roots: list[weakref.ref[torch.Tensor]] = field(default_factory=list)
     results: list[weakref.ref[torch.Tensor]] = field(default_factory=list)  # autograd.grad's gradients
+    library: str | None = None  # the library function the user called that ran it (gradcheck, jacrev)
 
 
 @dataclass
@@ -208,6 +209,7 @@ class CallObserver(TorchFunctionMode):
         self.context = context
         self.is_user_file = is_user_file or (lambda filename: True)
         self.records: list[Any] = []
+        self._record_execs: list[int] = []  # the statement execution each record belongs to
         self.calls = 0  # torch calls seen: a step that made none changed no graph
         self.inplace_history: list[InplaceRecord] = []
         self.error_details: dict[int, dict[str, Any]] = {}
@@ -256,7 +258,7 @@ class CallObserver(TorchFunctionMode):
             t.requires_grad for a in args for t in _tensors_in(a)
         ):
             for t in _tensors_in(out):
-                self.records.append(DetachRecord(self.context.line, "no_grad", weakref.ref(t)))
+                self.add_record(DetachRecord(self.context.line, "no_grad", weakref.ref(t)))
         trace = sys.gettrace()
         if trace is None:
             self._tag_outputs(out)
@@ -325,7 +327,9 @@ class CallObserver(TorchFunctionMode):
             self._explain_backward_error(exc, grad_fns, bound)
             self.error_details.setdefault(id(exc), {})["during"] = api
             raise
-        record = BackwardRecord(line, api, retain, create, roots=[weakref.ref(t) for t in roots])
+        record = BackwardRecord(
+            line, api, retain, create, roots=[weakref.ref(t) for t in roots], library=self._library_call()[0]
+        )
         if not retain:
             record.freed = self.registry.mark_freed(grad_fns, self.context.origin, inputs=self._targets(bound, grad_fns))
         with ag.hidden_from_user_modes():
@@ -342,7 +346,7 @@ class CallObserver(TorchFunctionMode):
         del before
         if api == "autograd.grad":
             record.results = [weakref.ref(t) for t in _tensors_in(out)]
-        self.records.append(record)
+        self.add_record(record)
         self._tag_outputs(out)
         return out
 
@@ -467,7 +471,7 @@ class CallObserver(TorchFunctionMode):
                 library,
                 kind,
             )
-            self.records.append(rec)
+            self.add_record(rec)
             self.inplace_history.append(rec)
             if len(self.inplace_history) > 256:
                 del self.inplace_history[:128]
@@ -488,7 +492,7 @@ class CallObserver(TorchFunctionMode):
             self._remember_data_view(out, source)
         if source is not None and had_grad and isinstance(out, torch.Tensor):
             how = "data" if func == _DATA_GET else getattr(func, "__name__", "detach")
-            self.records.append(
+            self.add_record(
                 DetachRecord(self.context.line, how, weakref.ref(out), weakref.ref(source))
             )
         return out
@@ -500,7 +504,7 @@ class CallObserver(TorchFunctionMode):
         op = name.removeprefix("_foreach_")
         for target in args[0]:
             if isinstance(target, torch.Tensor):
-                self.records.append(InplaceRecord(
+                self.add_record(InplaceRecord(
                     self.context.line, self.context.origin, op, weakref.ref(target), target._version,
                     tuple(target.shape), None, library, kind,
                 ))
@@ -523,7 +527,7 @@ class CallObserver(TorchFunctionMode):
         if target is not None:
             ref = weakref.ref(target)
             library, kind = self._library_call()
-            self.records.append(InplaceRecord(
+            self.add_record(InplaceRecord(
                 self.context.line, self.context.origin, "data =", ref, target._version, tuple(target.shape), ref,
                 library, kind,
             ))
@@ -534,22 +538,44 @@ class CallObserver(TorchFunctionMode):
         target = args[0] if args and isinstance(args[0], torch.Tensor) else None
         if target is not None:
             value = args[1] if len(args) > 1 else None
-            self.records.append(GradSetRecord(self.context.line, weakref.ref(target), value is None))
+            self.add_record(GradSetRecord(self.context.line, weakref.ref(target), value is None))
         return out
 
     def _on_retain_grad(self, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         out = func(*args, **kwargs)
         if args and isinstance(args[0], torch.Tensor):
-            self.records.append(RetainGradRecord(self.context.line, weakref.ref(args[0])))
+            self.add_record(RetainGradRecord(self.context.line, weakref.ref(args[0])))
         return out
 
     def _on_grad_read(self, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         t = args[0] if args and isinstance(args[0], torch.Tensor) else None
         if t is not None and not t.is_leaf and not t.retains_grad:
-            self.records.append(WarningRecord(self.context.line, "non-leaf-grad", weakref.ref(t)))
+            self.add_record(WarningRecord(self.context.line, "non-leaf-grad", weakref.ref(t)))
             return call_warning_at_caller(func, args, kwargs)
         return func(*args, **kwargs)
 
-    def take_records(self) -> list[Any]:
-        records, self.records = self.records, []
-        return records
+    def add_record(self, record: Any, exec_id: int | None = None) -> None:
+        """Keep ``record`` for the statement execution it belongs to (the one
+        running now, unless given)."""
+        self.records.append(record)
+        self._record_execs.append(self.context.origin.exec_id if exec_id is None else exec_id)
+
+    def take_records(self, exec_id: int | None = None) -> list[Any]:
+        """The records of statement execution ``exec_id`` (and any of no known
+        statement); all of them when None. Records of a statement still
+        running further up (a caller's line whose library call ran the
+        user's function) wait for that statement to finish."""
+        if exec_id is None:
+            records, self.records, self._record_execs = self.records, [], []
+            return records
+        taken: list[Any] = []
+        kept: list[Any] = []
+        kept_execs: list[int] = []
+        for record, owner in zip(self.records, self._record_execs):
+            if owner in (exec_id, 0):
+                taken.append(record)
+            else:
+                kept.append(record)
+                kept_execs.append(owner)
+        self.records, self._record_execs = kept, kept_execs
+        return taken
