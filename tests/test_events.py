@@ -580,3 +580,18 @@ def test_an_exception_caught_inside_library_code_is_not_the_users_error(program)
     # block() while it recomputes; the user's shape error still shows, where
     # it came back into the user's code.
     assert [(e["line"], e["exception"]) for e in events(doc, "error")] == [(13, "RuntimeError")]
+
+
+def test_tensors_in_a_named_tuple_are_named_by_their_place(program):
+    doc = run(program, """
+        import torch
+        def repackage_hidden(h):
+            if isinstance(h, torch.Tensor):
+                return h.detach()
+            return tuple(repackage_hidden(v) for v in h)
+        lstm = torch.nn.LSTM(3, 4)
+        hidden = (torch.zeros(1, 1, 4), torch.zeros(1, 1, 4))
+        out, hidden = lstm(torch.ones(2, 1, 3), hidden)
+        hidden = repackage_hidden(hidden)
+    """)
+    assert [(e["line"], e["name"]) for e in events(doc, "detached")] == [(9, "hidden[0]"), (9, "hidden[1]")]

@@ -24,6 +24,7 @@ SAMPLES = [
     Event.make("backward", 5, api="autograd.grad", root="y", retain_graph=True, create_graph=True, freed=0,
                result="dydx"),
     Event.make("grad-accumulated", 6, name="w"),
+    Event.make("grad-accumulated", 6, name="model", parameters=4),
     Event.make("detached", 7, name="d", how="detach", source="y"),
     Event.make("detached", 7, name="d", how="no_grad", source=None),
     Event.make("detached", 7, name="d", how="data", source="y"),

@@ -49,10 +49,20 @@ class NameTracker:
 
 
 def _names_by_id(namespace: Mapping[str, Any]) -> dict[int, list[str]]:
+    """``id(tensor)`` -> the names that reach it: a name bound to it, else an
+    item of a short tuple or list bound to a name (an LSTM's ``hidden[0]``)."""
     out: dict[int, list[str]] = {}
+    items: list[tuple[int, str]] = []
     for name, value in namespace.items():
-        if isinstance(value, torch.Tensor) and is_tracked_name(name):
+        if not is_tracked_name(name):
+            continue
+        if isinstance(value, torch.Tensor):
             out.setdefault(id(value), []).append(name)
+        elif type(value) in (tuple, list) and len(value) <= 8:
+            items.extend((id(v), f"{name}[{i}]") for i, v in enumerate(value) if isinstance(v, torch.Tensor))
+    for key, name in items:
+        if key not in out:
+            out[key] = [name]
     return out
 
 

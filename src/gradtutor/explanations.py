@@ -29,6 +29,7 @@ EXPLANATION_KEYS: tuple[str, ...] = (
     *(k for k in EVENT_KINDS if k not in ("error", "warning", "grad-reset")),
     "name-rebound/old-in-graph",
     "backward/retain-graph",
+    "grad-accumulated/parameters",
     "backward/grad",
     "backward/grad-retain-graph",
     "backward/grad-create-graph",
@@ -73,6 +74,8 @@ def explanation_key(event: Event) -> str:
         return "backward/grad-retain-graph" if event.get("retain_graph") else "backward/grad"
     if event.kind == "backward" and event.get("retain_graph"):
         return "backward/retain-graph"
+    if event.kind == "grad-accumulated" and event.get("parameters"):
+        return "grad-accumulated/parameters"
     if event.kind == "inplace" and event.get("how") == "data":
         return "inplace/parameters-data" if event.get("parameters") else "inplace/data"
     if event.kind == "inplace" and event.get("how") == "buffers":

@@ -154,16 +154,21 @@ def _finish(picture: Picture, scene: Scene, omit_keys: frozenset[str] = frozense
 
 
 def _changed_places(scene: Scene, locate: Locate) -> list[str]:
-    """Where the drawn tensors were changed in place, each place once, with a
-    count when a loop changed it many times: "line 7 (×3)"."""
-    counts: dict[tuple[str, int], int] = {}
+    """Where each drawn tensor was changed in place, tensor by tensor: "h at
+    line 5, line 6"; a place a loop changed many times once, with a count."""
+    out: list[str] = []
     for node in scene.all_nodes.values():
+        if not node.changed_at:
+            continue
+        counts: dict[tuple[str, int], int] = {}
         for place in node.changed_at:
             counts[place] = counts.get(place, 0) + 1
-    return [
-        locate(file, line) + (f" (×{count})" if count > 1 else "")
-        for (file, line), count in sorted(counts.items())
-    ]
+        places = ", ".join(
+            locate(file, line) + (f" (×{count})" if count > 1 else "") for (file, line), count in counts.items()
+        )
+        name = (node.names or node.former_names or (node.label,))[0]
+        out.append(f"{name}: {places}")
+    return out
 
 
 __all__ = ["render_graph", "render_snapshot", "LAYERED_LIMIT"]

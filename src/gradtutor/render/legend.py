@@ -46,7 +46,7 @@ def marker_keys(
         (FREED, f"[{charset.freed}]", "freed", say(language, "freed", by=by)),
         (NONE_SAVED, "[none saved]", "saved-none", say(language, "none_saved")),
         (MODIFIED, "[modified]", "modified", say(language, "modified")),
-        (CHANGED, "[changed in place]", "modified", say(language, "changed", places=", ".join(changed_places or ()) or "?")),
+        (CHANGED, "[changed in place]", "modified", say(language, "changed", places="; ".join(changed_places or ()) or "?")),
         (OLD, "(old)", "ghost", say(language, "old")),
         (DROPPED, "(dropped)", "ghost", say(language, "dropped")),
     ]
