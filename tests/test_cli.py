@@ -88,3 +88,31 @@ def test_exit_status_follows_the_program(tmp_path):
     assert done.returncode == 1
     assert done.stderr.startswith("Traceback (most recent call last):")
     assert done.stderr.rstrip().endswith("KeyError: 'k'")
+
+
+def test_text_mode_puts_output_and_called_steps_under_the_heading_of_their_statement(tmp_path):
+    import subprocess
+    import sys
+
+    path = tmp_path / "prog.py"
+    path.write_text(
+        "import torch\n"
+        "def double(t):\n"
+        "    print('inside')\n"
+        "    return t * 2\n"
+        "x = torch.ones(2, requires_grad=True)\n"
+        "y = double(x)\n"
+        "print('y done', end='')\n"
+        "for i in range(5):\n"
+        "    print(i)\n"
+    )
+    done = subprocess.run([sys.executable, "-m", "gradtutor", "explain", "--plain", str(path)],
+                          capture_output=True, text=True, timeout=120)
+    lines = done.stdout.splitlines()
+    at = lines.index
+    assert at("── line 6 y = double(x)") < at("── line 3 in double() print('inside')") < at("inside")
+    assert at("inside") < at("── line 4 in double() return t * 2") < at("── line 6 (continued) y = double(x)")
+    assert at("── line 7 print('y done', end='')") + 1 == at("y done")  # its own line, under its heading
+    # Past the first iterations, a printing loop step is still headed before its output.
+    for i in range(5):
+        assert lines[at(str(i)) - 1].startswith("── line 9")

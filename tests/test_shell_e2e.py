@@ -121,7 +121,8 @@ def test_ctrl_c_interrupts_an_infinite_loop_and_the_prompt_works(terminal):
     # One input of two statements: the print tells us the code is running (and
     # the terminal is back in its normal mode, where Ctrl-C sends SIGINT).
     terminal.child.send("print('looping')\x1b\r" + "while True:\r" + "pass\r" + "\r")
-    terminal.child.expect_exact("looping")
+    # The program's own line, not the echo of the input ('looping' in quotes).
+    terminal.child.expect_exact("looping\r\n")
     # Ctrl-C becomes SIGINT once the terminal has left prompt_toolkit's raw
     # mode, which can be a moment after the code starts: wait for that state.
     wait_until(lambda: termios.tcgetattr(terminal.child.child_fd)[3] & termios.ISIG)

@@ -71,6 +71,19 @@ class OutputCapture:
         self._pos += len(data)
         return data.decode("utf-8", errors="replace")
 
+    def write_through(self, text: str) -> None:
+        """Write ``text`` where the program's output would go without the
+        capture (the terminal): the narration of a text-mode run."""
+        if self._old_fd is not None:
+            encoding = getattr(self._old_stdout, "encoding", None) or "utf-8"
+            data = text.encode(encoding, errors="replace")
+            while data:
+                written = os.write(self._old_fd, data)
+                data = data[written:]
+        elif self._old_stdout is not None:
+            self._old_stdout.write(text)
+            self._old_stdout.flush()
+
     def stop(self) -> None:
         if self._old_stdout is None:
             return

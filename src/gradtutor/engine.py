@@ -66,6 +66,27 @@ class _Frame:
 
 
 @dataclass(frozen=True)
+class StepStart:
+    """A statement starting, for front ends that head a step before it runs
+    (so what it prints, and the steps of the functions it calls, come under
+    its heading). ``shown``: it will be shown whatever happens (a loop past
+    its first iterations is shown only if it says something new).
+    ``pending_output``: what the statement running further up printed since
+    its last step (it belongs under that statement's heading)."""
+
+    index: int
+    line: int
+    source: str
+    function: str
+    file: str
+    iteration: int
+    shown: bool
+    pending_output: str = ""
+    hidden: int = 0  # loop steps of this frame not shown since its last shown one
+    repeated: tuple[tuple[Event, int], ...] = ()
+
+
+@dataclass(frozen=True)
 class InternalError:
     """A failure of the tutor's own while it followed a step. The step goes
     unnarrated; the program itself runs on as it would without the tutor."""
@@ -123,6 +144,7 @@ class Engine:
         namespace: dict[str, Any] | None = None,
         *,
         on_step: Callable[[Step], None] | None = None,
+        on_begin: Callable[[StepStart], None] | None = None,
         max_iterations: int = 3,
         capture_output: bool = False,
     ) -> None:
@@ -132,6 +154,7 @@ class Engine:
         namespace.setdefault("__builtins__", builtins)
         self.namespace = namespace
         self.on_step = on_step
+        self.on_begin = on_begin
         self.max_iterations = max_iterations
         self.capture_output = capture_output
         self.registry = ag.TagRegistry()
@@ -416,8 +439,25 @@ class Engine:
         # Counted per code object, not per call: a function called in a loop is
         # a loop body too.
         key = (state.code, stmt.start)
-        self._counts[key] = self._counts.get(key, 0) + 1
+        count = self._counts[key] = self._counts.get(key, 0) + 1
         self.context.origin = state.origin
+        if self.on_begin is not None:
+            self._announce(state, stmt, count)
+
+    def _announce(self, state: _Frame, stmt: StatementInfo, iteration: int) -> None:
+        observer = self.observer
+        observer.paused = True
+        try:
+            shown = iteration <= self.max_iterations
+            assert self.on_begin is not None
+            self.on_begin(StepStart(
+                index=state.origin.exec_id, line=stmt.start, source=stmt.text, function=state.function,
+                file=state.filename, iteration=iteration, shown=shown, pending_output=self._take_output(),
+                hidden=state.hidden if shown else 0,
+                repeated=tuple((e, n) for e, n in state.repeated.values()) if shown else (),
+            ))
+        finally:
+            observer.paused = False
 
     def _end_frame(self, state: _Frame) -> None:
         self._frames.pop(state.key, None)
@@ -640,6 +680,14 @@ class Engine:
 
     def _take_output(self) -> str:
         return self._out.take() if self._out is not None else ""
+
+    def write_through(self, text: str) -> bool:
+        """Write to the real standard output while output is being captured;
+        False when it is not (then write to sys.stdout as usual)."""
+        if self._out is None:
+            return False
+        self._out.write_through(text)
+        return True
 
 
 def _worth_repeating(event: Event) -> bool:

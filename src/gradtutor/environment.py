@@ -73,14 +73,14 @@ def language_from(env: Mapping[str, str]) -> str:
     return "en"
 
 
-def make_console(env: Environment, *, width: int, plain: bool) -> Any:
+def make_console(env: Environment, *, width: int, plain: bool, file: Any = None) -> Any:
     """The rich console front ends print to: colour only on a terminal, never
-    with --plain or NO_COLOR."""
+    with --plain or NO_COLOR. ``file``: where it writes, standard output by default."""
     from rich.console import Console
 
     color = env.color and not plain
     return Console(
-        file=env.stdout,
+        file=file if file is not None else env.stdout,
         width=width,
         color_system="auto" if color else None,
         force_terminal=color or None,

@@ -98,8 +98,11 @@ def run_explain(args: argparse.Namespace, env: Environment | None = None) -> int
         module.__dict__.update(
             __file__=code.co_filename, __cached__=None, __loader__=loader, __spec__=None, __annotations__={}
         )
+        stream = engine_options.pop("narration_stream", None)
         engine = Engine(module.__dict__, max_iterations=args.max_iterations, **engine_options)
         engine.add_source(code.co_filename, source)
+        if stream is not None:
+            stream.write_through = engine.write_through
         with _as_main_program(args.file, list(args.args), module):
             return engine.run_code(code)
 
@@ -205,19 +208,17 @@ def _explain_text(args: argparse.Namespace, env: Environment, run: Callable[...,
     from gradtutor.explanations import book_for
     from gradtutor.narrate import NarrationOptions, Narrator
 
+    from gradtutor.step_printer import NarrationStream, StepPrinter
+
     width = args.width or env.width
-    console = make_console(env, width=width, plain=args.plain)
+    stream = NarrationStream(env.stdout)
+    console = make_console(env, width=width, plain=args.plain, file=stream)
     language = args.lang or env.language
     options = NarrationOptions(level=level, width=width, ascii=args.ascii or not env.unicode, language=language)
     narrator = Narrator(book_for(language), options)
-
-    def on_step(step: Step) -> None:
-        env.stdout.flush()
-        for renderable in narrator.step(step):
-            console.print(renderable)
-        env.stdout.flush()
-
-    result = run(on_step=on_step)
+    printer = StepPrinter(narrator, console.print)
+    result = run(on_step=printer.finish, on_begin=printer.begin, capture_output=True, narration_stream=stream)
+    stream.write_through = None
     if result.hidden_steps:
         console.print(_hidden_epilogue(result, narrator), style="dim")
     if result.traceback:

@@ -196,8 +196,9 @@ def _names_a_place(key: str) -> bool:
     return "freed" in key or "changed in place" in key
 
 
-def step_where(step: Step) -> str:
-    """Where a step ran, as its header says: "line 7 in f(), run 2"."""
+def step_where(step: Any) -> str:
+    """Where a step ran, as its header says: "line 7 in f(), run 2". ``step``:
+    a Step, or anything with its ``line``, ``function`` and ``iteration``."""
     where = f"line {step.line}"
     if step.function != "<module>":
         where += f" in {step.function}()"
@@ -224,11 +225,13 @@ class OneLine:
         yield Segment.line()
 
 
-def step_header(step: Step, *, ascii: bool) -> OneLine:
+def step_header(step: Any, *, ascii: bool, where: str | None = None) -> OneLine:
+    """``── line 7 in f() z = x @ w + b``: a step's heading, on one line, its
+    statement's first line (``…`` when it has more). ``where`` overrides the place."""
     first, *rest = step.source.splitlines() or [""]
-    where = step_where(step)
     rule = "--" if ascii else "──"
-    return OneLine(Text.assemble((f"{rule} {where} ", "bold blue"), (first.strip() + (" …" if rest else ""), "bold")))
+    place = where if where is not None else step_where(step)
+    return OneLine(Text.assemble((f"{rule} {place} ", "bold blue"), (first.strip() + (" …" if rest else ""), "bold")))
 
 
 _GRAD_TEXT_LIMIT = 60

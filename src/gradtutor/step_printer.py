@@ -1,0 +1,88 @@
+"""``gradtutor explain`` in text: each step under its heading, in the order it ran.
+
+The heading of a statement is printed when it starts (unless it is a loop
+step that may well be hidden), so that what it prints, and the steps of the
+functions it calls, come under it. What the program prints is captured and
+printed under the heading of the statement that printed it. When other
+steps came between a heading and the end of its statement (a call into the
+user's own function), the statement's events come under a short
+"(continued)" heading, so nothing reads as belonging to the step above it.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from rich.console import RenderableType
+
+from gradtutor.model import Step
+from gradtutor.narrate import Narrator, Verbatim, hidden_note, step_header, step_where
+
+
+class NarrationStream:
+    """The file the narration's console writes to: the terminal, past the
+    capture of the program's own output while a run is going on."""
+
+    def __init__(self, stream: Any) -> None:
+        self.stream = stream
+        self.write_through: Callable[[str], bool] | None = None  # the engine's, once it runs
+
+    def write(self, text: str) -> int:
+        if self.write_through is None or not self.write_through(text):
+            self.stream.write(text)
+        return len(text)
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+    def isatty(self) -> bool:
+        isatty = getattr(self.stream, "isatty", None)
+        return bool(isatty()) if isatty is not None else False
+
+    @property
+    def encoding(self) -> str:
+        return getattr(self.stream, "encoding", None) or "utf-8"
+
+
+class StepPrinter:
+    """Prints steps as ``Engine`` announces and finishes them."""
+
+    def __init__(self, narrator: Narrator, show: Callable[[RenderableType], None]) -> None:
+        self.narrator = narrator
+        self.show = show
+        self.headed: set[int] = set()  # steps whose heading is printed
+        self.last: int | None = None  # the step printed to last
+
+    def begin(self, start: Any) -> None:
+        """``start``: an ``engine.StepStart``."""
+        if start.pending_output:
+            self._output(start.pending_output)  # the statement further up printed it
+        if not start.shown:
+            return
+        if start.hidden:
+            self.show(hidden_note(start.hidden, self.narrator.repeated(start.repeated, start.file)))
+        self.show(step_header(start, ascii=self.narrator.options.ascii))
+        self.headed.add(start.index)
+        self.last = start.index
+
+    def finish(self, step: Step) -> None:
+        narrator = self.narrator
+        if step.index in self.headed:
+            self.headed.discard(step.index)
+            if self.last != step.index and (step.output or step.events or step.grad_changes):
+                self.show(step_header(step, ascii=narrator.options.ascii, where=step_where(step) + " (continued)"))
+        else:
+            hidden = step.extra.get("hidden", 0)
+            if hidden:
+                self.show(hidden_note(hidden, narrator.repeated(step.extra.get("repeated", ()), step.file)))
+            self.show(step_header(step, ascii=narrator.options.ascii))
+        if step.output:
+            self._output(step.output)
+        for renderable in [*narrator.events(step), *narrator.grad_changes(step), *narrator.graph_if_changed(step.snapshot)]:
+            self.show(renderable)
+        self.last = step.index
+
+    def _output(self, text: str) -> None:
+        # As the program printed it; a last line without a newline is ended
+        # here, so the next heading starts on a line of its own.
+        self.show(Verbatim(text[:-1] if text.endswith("\n") else text))
