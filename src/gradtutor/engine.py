@@ -560,7 +560,7 @@ class Engine:
                             entry[1] += 1
                 return
             if likely_hidden:
-                snapshot = self.snapshotter.take(namespace, origin=state.origin, frame_key=state.key)
+                snapshot = self.snapshotter.take(namespace, origin=state.origin, frame_key=state.key, names_current=True)
             grad_changes = self._grad_changes(namespace, snapshot)
             step = Step(
                 index=state.origin.exec_id,

@@ -180,7 +180,7 @@ def detect_events(
         extra = {"parameters": len(targets)} if of_module else ({"times": counter[0]} if counter[0] > 1 else {})
         if extra:
             events[index] = Event.make(events[index].kind, events[index].line, **{**events[index].data, **extra})
-    events.extend(_name_events(line, iteration, namespace if scope is None else scope, tracker, snapshot))
+    events.extend(_name_events(line, iteration, namespace if scope is None else scope, tracker, snapshot, namespace))
 
     if exception is not None:
         events.append(_error_event(line, exception, (error_details or {}).get(id(exception), {}), name_of))
@@ -298,12 +298,16 @@ def _accumulated_events(
 
 
 def _name_events(
-    line: int, iteration: int, namespace: Mapping[str, Any], tracker: NameTracker, snapshot: Snapshot
+    line: int, iteration: int, namespace: Mapping[str, Any], tracker: NameTracker, snapshot: Snapshot,
+    visible: Mapping[str, Any] | None = None,
 ) -> list[Event]:
+    """Names of ``namespace`` (the frame's own) bound, rebound, or bound to a
+    graph that grew; ``visible``: every name the step sees (for modules)."""
     events: list[Event] = []
     ops = snapshot.ops
     node_of = {b.name: b.node for b in snapshot.bindings}
     live: set[str] | None = None
+    params: dict[int, tuple[str, str]] | None = None
     current: dict[str, _Bound] = {}
     previous_run = tracker.after_statement.get(line, {})
     for name, value in namespace.items():
@@ -320,6 +324,10 @@ def _name_events(
             if live is None:
                 live = _ghost_candidates(ops, node_of)
             old_in_graph = old.node is not None and old.node in live
+            if old_in_graph and old_value is not None:
+                if params is None:
+                    params = _param_paths(visible if visible is not None else namespace)
+                old_in_graph = id(old_value) not in params  # a module's parameter is drawn as the module
             events.append(
                 Event.make("name-rebound", line, name=name, old_in_graph=old_in_graph, old_node=old.node, node=node)
             )
@@ -352,6 +360,7 @@ def _ghost_candidates(ops: Graph, node_of: Mapping[str, str | None]) -> set[str]
     return {
         n.id for n in ops.nodes
         if not n.dropped and n.id not in named and (n.kind == OP or n.id in feeding)
+        and not n.detail  # a parameter of a named module is drawn as the module
     }
 
 

@@ -81,30 +81,39 @@ def _as_main_program(path: str, args: list[str], module: types.ModuleType) -> It
             sys.modules["__main__"] = old_main
 
 
+def run_script(
+    path: str, source: str, code: CodeType, args: list[str], *, max_iterations: int = 3, **engine_options: Any
+) -> RunResult:
+    """Run a script as ``python PATH ARGS`` would, in a fresh ``__main__``
+    namespace, stepping through it. ``engine_options`` go to the Engine
+    (``on_step``, ``capture_output``...); ``narration_stream``, if given, is
+    pointed at the real standard output while the run captures the program's."""
+    from gradtutor.engine import Engine
+
+    module = types.ModuleType("__main__")
+    # As python sets up a script's __main__: a source loader and no spec.
+    # (Python 3.12's warnings machinery refuses module globals whose
+    # __loader__ and __spec__ are both None.)
+    loader = importlib.machinery.SourceFileLoader("__main__", code.co_filename)
+    module.__dict__.update(
+        __file__=code.co_filename, __cached__=None, __loader__=loader, __spec__=None, __annotations__={}
+    )
+    stream = engine_options.pop("narration_stream", None)
+    engine = Engine(module.__dict__, max_iterations=max_iterations, **engine_options)
+    engine.add_source(code.co_filename, source)
+    if stream is not None:
+        stream.write_through = engine.write_through
+    with _as_main_program(path, args, module):
+        return engine.run_code(code)
+
+
 def run_explain(args: argparse.Namespace, env: Environment | None = None) -> int:
     env = env or Environment.from_process()
     source, code = read_program(args.file)
     level = LEVEL_OPS if args.level == "ops" else LEVEL_STATEMENTS
 
     def run(**engine_options: Any) -> RunResult:
-        """Run the script as python would, in a fresh ``__main__`` namespace."""
-        from gradtutor.engine import Engine
-
-        module = types.ModuleType("__main__")
-        # As python sets up a script's __main__: a source loader and no spec.
-        # (Python 3.12's warnings machinery refuses module globals whose
-        # __loader__ and __spec__ are both None.)
-        loader = importlib.machinery.SourceFileLoader("__main__", code.co_filename)
-        module.__dict__.update(
-            __file__=code.co_filename, __cached__=None, __loader__=loader, __spec__=None, __annotations__={}
-        )
-        stream = engine_options.pop("narration_stream", None)
-        engine = Engine(module.__dict__, max_iterations=args.max_iterations, **engine_options)
-        engine.add_source(code.co_filename, source)
-        if stream is not None:
-            stream.write_through = engine.write_through
-        with _as_main_program(args.file, list(args.args), module):
-            return engine.run_code(code)
+        return run_script(args.file, source, code, list(args.args), max_iterations=args.max_iterations, **engine_options)
 
     if args.format == "json":
         return _explain_json(args, env, run, level)

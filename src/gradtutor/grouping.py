@@ -137,9 +137,11 @@ def _statement_node(
     former: list[str] = []
     for m in members:
         names.extend(n for n in m.names if n not in names)
-    if not names:
-        for m in members:
-            former.extend(n for n in m.former_names if n not in former)
+    for m in members:
+        # A tensor of this statement that lost its name to a rebinding: drawn
+        # "x (old)" beside the names the others still have.
+        if not m.names:
+            former.extend(n for n in m.former_names if n not in former and n not in names)
     saved = next(
         (state for state in _SAVED_PRIORITY if any(m.saved == state for m in members)), SAVED_NONE
     )
@@ -163,4 +165,5 @@ def _statement_node(
         retains_grad=any(m.retains_grad for m in members),
         ops=tuple(m.label for m in members),
         changed_at=changed_at,
+        several_tensors=sum(1 for m in members if m.names or m.former_names) > 1,
     )

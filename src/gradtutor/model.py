@@ -97,6 +97,9 @@ class Node:
     # place after its statement made it, as (file, line), in order.
     inplace_of: str | None = None
     changed_at: tuple[tuple[str, int], ...] = ()
+    # A statement node whose names belong to different tensors (h, c =
+    # lstm(...)): drawn "h, c", not "h = c", which would read as one tensor.
+    several_tensors: bool = False
 
     @property
     def is_ghost(self) -> bool:

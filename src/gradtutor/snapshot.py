@@ -135,6 +135,7 @@ class Snapshotter:
         frame_key: Any = None,
         remember: bool = True,
         lite: bool = False,
+        names_current: bool = False,
     ) -> Snapshot:
         """The snapshot of ``namespace`` after the step ``origin``.
 
@@ -145,6 +146,10 @@ class Snapshotter:
         which node each name is bound to), nothing remembered; the statement
         view, gradients and descriptions are left empty.
         """
+        # Which names this frame rebound is followed on every step, lite ones
+        # included (a lite step's full snapshot, taken when it turns out to be
+        # shown, says ``names_current``: that step's rebindings are known).
+        follow_names = remember or lite
         if lite:
             remember = False
         tensors, modules = split_namespace(namespace)
@@ -171,7 +176,10 @@ class Snapshotter:
                 tensor_of[tag.serial] = t
 
         tags = sorted(ag.walk_tags(roots), key=lambda tag: tag.serial)
-        former = self._former_names(namespace, names_of, frame_key, remember)
+        if names_current:
+            former = self._former.get(frame_key, {})
+        else:
+            former = self._former_names(namespace, names_of, frame_key, follow_names)
         nodes: list[Node] = []
         edges: list[Edge] = []
         origins: dict[int, ag.Origin] = {}
@@ -353,7 +361,9 @@ def with_dropped(previous: Graph, current: Graph) -> Graph:
     dropped = [
         replace(n, dropped=True, names=(), former_names=n.names or n.former_names)
         for n in previous.nodes
-        if not n.dropped and n.id not in current_ids
+        # (A parameter of a named module that lost its name is not gone: it
+        # is drawn as part of its module again.)
+        if not n.dropped and n.id not in current_ids and not (n.kind == LEAF and n.detail)
     ]
     if not dropped:
         return current

@@ -82,7 +82,7 @@ def describe_node(node: Node, options: TextOptions, suffix: str = "") -> NodeTex
     markers = {t[2] for t in tags}
     if node.dropped:
         markers.add(DROPPED)
-    elif not node.names and node.former_names:
+    elif node.former_names:
         markers.add(OLD)
     tag_width = sum(text_width(w) for w, _, _ in tags) + (2 * len(tags) + 1 if tags else 0)
     room = options.max_width - text_width(name_part) - text_width(suffix) - tag_width
@@ -110,10 +110,12 @@ def _label_parts(node: Node, cs: Charset) -> tuple[str, str]:
     lost = " (dropped)" if node.dropped else " (old)"
     if node.kind in (OP, STATEMENT):
         label = cs.clean(node.label)
-        if node.names:
-            return label, " = " + " = ".join(node.names)
-        if node.former_names:
-            return label, " = " + node.former_names[0] + lost
+        # Names of one tensor read as equal (a = b = x * 2); names of
+        # different tensors of one statement are listed (h, c = lstm(...)).
+        join = ", " if node.several_tensors else " = "
+        parts = list(node.names) + [n + lost for n in node.former_names]
+        if parts:
+            return label, " = " + join.join(parts)
         return label, " (dropped)" if node.dropped else ""
     if node.names:
         return " = ".join(node.names), ""

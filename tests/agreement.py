@@ -1,0 +1,64 @@
+"""Does the picture show what the words say? Checks for one narrated step.
+
+Used on every step of every test program and of the real-program corpus
+(``test_corpus.py``): each drawing an explanation quotes ("drawn as "x
+(old)"") is in the step's picture, and each marker the picture shows is the
+state the narration described (a tensor drawn freed was freed by a backward
+the narration reported).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterable
+
+from gradtutor.explanations import book_for
+from gradtutor.model import Event, Step
+from gradtutor.narrate import NarrationOptions, graph_drawing
+
+_QUOTED = re.compile(r'"([^"]+)"')
+_FREED_BY = re.compile(r"freed by the backwards? at ([^:]+):")
+_LINE = re.compile(r"line (\d+)")
+
+OPTIONS = NarrationOptions(width=100)
+
+
+def quoted_drawings(event: Event) -> list[str]:
+    """The drawing fragments an event's explanation quotes: "x (old)"."""
+    explanation = book_for("en").explain(event)
+    found = _QUOTED.findall(explanation.text) + _QUOTED.findall(explanation.title)
+    return [q for q in found if q.endswith(("(old)", "(dropped)")) or q.startswith("[")]
+
+
+def disagreements(step: Step, backward_lines: set[int]) -> list[str]:
+    """What the step's picture and words disagree on; empty when they agree.
+    ``backward_lines``: the lines of the backwards narrated so far (this one included)."""
+    drawing = graph_drawing(step.snapshot, OPTIONS)
+    picture = "\n".join(drawing.picture)
+    legend = " ".join(" ".join(drawing.legend).split())
+    problems: list[str] = []
+    for event in step.events:
+        for fragment in quoted_drawings(event):
+            if fragment not in picture:
+                problems.append(f"line {step.line}: the {event.kind} explanation says {fragment!r}, the picture has not")
+        if event.kind == "name-rebound" and event.get("old_in_graph") and f"{event['name']} (old)" not in picture:
+            problems.append(f"line {step.line}: {event['name']} moved on with its old tensor in the graph, "
+                            f"but no '{event['name']} (old)' is drawn")
+    for match in _FREED_BY.finditer(legend):
+        for line in _LINE.findall(match.group(1)):
+            if int(line) not in backward_lines:
+                problems.append(f"line {step.line}: the picture says a backward at line {line} freed a node, "
+                                "but no backward was narrated there")
+    return problems
+
+
+def check_run(steps: Iterable[Step]) -> list[str]:
+    """Every disagreement of a run, step by step."""
+    problems: list[str] = []
+    backward_lines: set[int] = set()
+    for step in steps:
+        for event in step.events:
+            if event.kind == "backward" or (event.kind == "error" and event.get("cause") == "second-backward"):
+                backward_lines.add(event.line)
+        problems.extend(disagreements(step, backward_lines))
+    return problems
