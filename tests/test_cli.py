@@ -116,3 +116,16 @@ def test_text_mode_puts_output_and_called_steps_under_the_heading_of_their_state
     # Past the first iterations, a printing loop step is still headed before its output.
     for i in range(5):
         assert lines[at(str(i)) - 1].startswith("── line 9")
+
+
+def test_a_plain_python_error_is_left_to_its_traceback(tmp_path):
+    import subprocess
+    import sys
+
+    path = tmp_path / "prog.py"
+    path.write_text("import torch\nloss = torch.ones(2, requires_grad=True).sum()\nprint(los)\n")
+    plain = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=120)
+    done = subprocess.run([sys.executable, "-m", "gradtutor", "explain", "--plain", str(path)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.stderr == plain.stderr  # python's traceback, "Did you mean" included
+    assert "NameError" not in done.stdout  # not repeated as an explanation

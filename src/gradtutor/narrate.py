@@ -302,7 +302,14 @@ class Narrator:
         return [(self.book.explain(e, file=file, locate=self.locate).title, n) for e, n in events]
 
     def notes(self, step: Step) -> list[EventNote]:
-        return [event_note(e, self.book, file=step.file, locate=self.locate) for e in step.events]
+        """What the narration says of the step's events. An error the tutor
+        has nothing to add to (a NameError, a shape mismatch) is left to the
+        traceback, which already says it: repeating its last line helps no one."""
+        return [
+            event_note(e, self.book, file=step.file, locate=self.locate)
+            for e in step.events
+            if not (e.kind == "error" and e.get("cause") == "other")
+        ]
 
     def events(self, step: Step) -> list[RenderableType]:
         return [indented(note_renderable(n, ascii=self.options.ascii)) for n in self.notes(step)]
