@@ -595,3 +595,16 @@ def test_tensors_in_a_named_tuple_are_named_by_their_place(program):
         hidden = repackage_hidden(hidden)
     """)
     assert [(e["line"], e["name"]) for e in events(doc, "detached")] == [(9, "hidden[0]"), (9, "hidden[1]")]
+
+
+def test_each_statement_of_a_semicolon_line_gets_its_own_label(program):
+    doc = run(program, """
+        import torch
+        x0 = torch.tensor(2.0, requires_grad=True)
+        u = x0 ** 2; u3 = u ** 3; f = u + u3
+        f.backward()
+    """)
+    step = step_at(doc, 3)
+    labels = {n["label"]: n["names"] for n in step["graph"]["nodes"] if n["kind"] == "statement"}
+    assert labels == {"x0 ** 2": ["u"], "u ** 3": ["u3"], "u + u3": ["f"]}
+    assert [n["line"] for n in step["graph"]["nodes"] if n["kind"] == "statement"] == [3, 3, 3]

@@ -38,7 +38,7 @@ class Origin:
     as long as some node it created.
     """
 
-    __slots__ = ("exec_id", "line", "source", "label", "function", "filename", "const_reads")
+    __slots__ = ("exec_id", "line", "source", "label", "function", "filename", "const_reads", "step_id", "parts")
 
     def __init__(
         self,
@@ -56,6 +56,10 @@ class Origin:
         self.label = label
         self.function = function
         self.const_reads: tuple[LeafTag, ...] = ()
+        # The step (line execution) it belongs to: itself, or for one of the
+        # statements of a line like ``u = x ** 2; v = u * 3``, the line's.
+        self.step_id = exec_id
+        self.parts: tuple[Origin, ...] = ()
 
 
 UNKNOWN_ORIGIN = Origin(0, None)
@@ -336,6 +340,20 @@ class TagRegistry:
             tag = node.metadata.get(self.key)
             if tag is not None and tag.origin is origin and tag.saved_attrs:
                 tag.saved = read_saved_state(node, tag.saved_attrs)
+
+    def assign_parts(self, line: Origin, outputs: list[tuple[Origin, list[torch.Tensor]]]) -> None:
+        """Give each statement of a line its nodes: a statement's outputs, and
+        what the line made to compute them that no earlier statement claimed
+        (a line's statements run in order, so each builds on the ones before)."""
+        for part, tensors in outputs:
+            stack: list[Any] = [self.tag_of(t.grad_fn) for t in tensors if t.grad_fn is not None]
+            while stack:
+                tag = stack.pop()
+                if not isinstance(tag, NodeTag) or tag.origin is not line:
+                    continue
+                tag.origin = part
+                tag.view = None
+                stack.extend(tag.children)
 
     def mark_freed(
         self,

@@ -436,6 +436,14 @@ class Engine:
         state.origin = ag.Origin(
             self._next_exec, stmt.start, stmt.text, stmt.label, state.function, state.filename
         )
+        if stmt.parts:
+            parts = []
+            for part in stmt.parts:
+                self._next_exec += 1
+                origin = ag.Origin(self._next_exec, part.start, part.text, part.label, state.function, state.filename)
+                origin.step_id = state.origin.exec_id
+                parts.append(origin)
+            state.origin.parts = tuple(parts)
         # Counted per code object, not per call: a function called in a loop is
         # a loop body too.
         key = (state.code, stmt.start)
@@ -524,6 +532,8 @@ class Engine:
                 # Nodes only reachable from a return value belong to this line.
                 self.registry.tag_graph(returning.grad_fn, state.origin)
             self._record_const_reads(state.origin, stmt, namespace)
+            if stmt.parts:
+                self._assign_parts(state.origin, stmt, namespace)
             # Past its first iterations a loop step is shown only when it says
             # something new: look only at what decides that, and take the
             # whole snapshot once it is to be shown.
@@ -677,6 +687,16 @@ class Engine:
             if isinstance(value, torch.Tensor) and not value.requires_grad:
                 consts.append(self.registry.leaf_tag(value))
         origin.const_reads = tuple(consts)
+
+    def _assign_parts(self, origin: ag.Origin, stmt: StatementInfo, namespace: dict[str, Any]) -> None:
+        """A line of several statements: each gets the nodes it made, found from
+        the tensors its targets name, so each is labelled by its own code."""
+        outputs = []
+        for part_origin, part in zip(origin.parts, stmt.parts):
+            self._record_const_reads(part_origin, part, namespace)
+            tensors = [namespace[n] for n in part.targets if isinstance(namespace.get(n), torch.Tensor)]
+            outputs.append((part_origin, tensors))
+        self.registry.assign_parts(origin, outputs)
 
     def _take_output(self) -> str:
         return self._out.take() if self._out is not None else ""

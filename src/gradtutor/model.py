@@ -100,6 +100,9 @@ class Node:
     # A statement node whose names belong to different tensors (h, c =
     # lstm(...)): drawn "h, c", not "h = c", which would read as one tensor.
     several_tensors: bool = False
+    # The step that made it, when that is not ``step`` (each statement of a
+    # line like ``u = x ** 2; v = u * 3`` is a node of its own, the line one step).
+    made_in: int | None = None
 
     @property
     def is_ghost(self) -> bool:

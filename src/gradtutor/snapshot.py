@@ -280,6 +280,7 @@ class Snapshotter:
                     retains_grad=retains,
                     has_grad=has_grad,
                     inplace_of=tag.replaces.node_id if tag.replaces is not None else None,
+                    made_in=origin.step_id if origin.step_id != origin.exec_id else None,
                 ),
             )
         return tag.view[1]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
+from typing import Any
 
 from gradtutor.labels import shorten_expression
 
@@ -27,6 +28,9 @@ class StatementInfo:
     # they run inside the statement's own frame (PEP 709), so a jump back
     # into one is the comprehension looping, not the statement running again.
     comprehensions: tuple[tuple[int, int, int, int], ...] = ()
+    # Simple statements that share this one's line (u = x ** 2; v = u * 3):
+    # python steps the line as one, the drawing labels each statement's nodes.
+    parts: tuple[StatementInfo, ...] = ()
 
     def in_comprehension(self, line: int, column: int) -> bool:
         return any(
@@ -46,9 +50,41 @@ class SourceIndex:
                 tree = ast.parse(source)
             except SyntaxError:
                 return
+        blocks: list[list[Any]] = []
         for node in ast.walk(tree):
             if isinstance(node, ast.stmt):
                 self._add(node, source)
+            for field in ("body", "orelse", "finalbody"):
+                block = getattr(node, field, None)
+                if isinstance(block, list):
+                    blocks.append(block)
+        for block in blocks:
+            self._join_shared_lines(block, source)
+
+    def _join_shared_lines(self, block: list[Any], source: str) -> None:
+        """Simple statements of one block written on one line become one
+        statement with parts."""
+        by_line: dict[int, list[ast.stmt]] = {}
+        for stmt in block:
+            if isinstance(stmt, ast.stmt) and not hasattr(stmt, "body") and stmt.lineno == stmt.end_lineno:
+                by_line.setdefault(stmt.lineno, []).append(stmt)
+        for line, stmts in by_line.items():
+            if len(stmts) < 2:
+                continue
+            parts = tuple(self._by_line_of(stmt, source) for stmt in stmts)
+            text = self._line(line).strip()
+            self._by_line[line] = StatementInfo(
+                line, line, _strip_comment(text), shorten_expression(text), tuple(n for p in parts for n in p.targets),
+                tuple(dict.fromkeys(n for p in parts for n in p.reads)),
+                tuple(c for p in parts for c in p.comprehensions), parts,
+            )
+
+    def _by_line_of(self, node: ast.stmt, source: str) -> StatementInfo:
+        text = ast.get_source_segment(source, node) or ""
+        return StatementInfo(
+            node.lineno, node.lineno, text, _label(node, source, text), _targets(node), _reads(node),
+            _inlined_comprehensions(node),
+        )
 
     def _add(self, node: ast.stmt, source: str) -> None:
         start = node.lineno

@@ -144,7 +144,8 @@ def _base_style(node: Node, options: TextOptions) -> str | None:
 
 
 def is_new(node: Node, current_step: int | None) -> bool:
-    return current_step is not None and node.step == current_step and not node.dropped
+    step = node.made_in if node.made_in is not None else node.step
+    return current_step is not None and step == current_step and not node.dropped
 
 
 def _tags(node: Node, options: TextOptions) -> list[tuple[str, str, str]]:

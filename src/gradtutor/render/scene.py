@@ -116,7 +116,7 @@ def make_scene(
 def _all_new(graph: Graph, step: int) -> bool:
     """Did ``step`` create every op and statement node still in the graph?"""
     computed = [n for n in graph.nodes if n.kind in (OP, STATEMENT) and not n.dropped]
-    return bool(computed) and all(n.step == step for n in computed)
+    return bool(computed) and all((n.made_in if n.made_in is not None else n.step) == step for n in computed)
 
 
 class LineBuilder:
