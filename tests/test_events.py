@@ -608,3 +608,19 @@ def test_each_statement_of_a_semicolon_line_gets_its_own_label(program):
     labels = {n["label"]: n["names"] for n in step["graph"]["nodes"] if n["kind"] == "statement"}
     assert labels == {"x0 ** 2": ["u"], "u ** 3": ["u3"], "u + u3": ["f"]}
     assert [n["line"] for n in step["graph"]["nodes"] if n["kind"] == "statement"] == [3, 3, 3]
+
+
+def test_each_tensor_of_a_tuple_is_labelled_by_its_own_expression(program):
+    doc = run(program, """
+        import torch
+        x = torch.ones(2, requires_grad=True)
+        def f(t):
+            out = t.exp()
+            return out.log_softmax(0), out * 2
+        a, b = x * 2, x * 3
+        output, hidden = f(x)
+    """)
+    nodes = doc["steps"][-1]["graph"]["nodes"]
+    labels = {n["label"]: n["names"] for n in nodes if n["kind"] == "statement"}
+    assert labels["x * 2"] == ["a"] and labels["x * 3"] == ["b"]
+    assert labels["out.log_softmax(0)"] == ["output"] and labels["out * 2"] == ["hidden"]

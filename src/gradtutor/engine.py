@@ -534,6 +534,8 @@ class Engine:
             self._record_const_reads(state.origin, stmt, namespace)
             if stmt.parts:
                 self._assign_parts(state.origin, stmt, namespace)
+            elif stmt.elements:
+                self._assign_elements(state.origin, stmt, namespace, returning)
             # Past its first iterations a loop step is shown only when it says
             # something new: look only at what decides that, and take the
             # whole snapshot once it is to be shown.
@@ -697,6 +699,26 @@ class Engine:
             tensors = [namespace[n] for n in part.targets if isinstance(namespace.get(n), torch.Tensor)]
             outputs.append((part_origin, tensors))
         self.registry.assign_parts(origin, outputs)
+
+    def _assign_elements(
+        self, origin: ag.Origin, stmt: StatementInfo, namespace: dict[str, Any], returning: Any
+    ) -> None:
+        """``return out, hidden`` or ``a, b = x * 2, y * 3``: each tensor of the
+        tuple gets the nodes it needed, labelled by its own expression."""
+        values: list[Any]
+        if stmt.elements[0][1] is None:  # a return
+            values = list(returning) if isinstance(returning, tuple) and len(returning) == len(stmt.elements) else []
+        else:
+            values = [namespace.get(target) if target else None for _, target in stmt.elements]
+        outputs = []
+        for (label, _), value in zip(stmt.elements, values):
+            if isinstance(value, torch.Tensor):
+                self._next_exec += 1
+                part = ag.Origin(self._next_exec, stmt.start, origin.source, label, origin.function, origin.filename)
+                part.step_id = origin.exec_id
+                outputs.append((part, [value]))
+        if outputs:
+            self.registry.assign_parts(origin, outputs)
 
     def _take_output(self) -> str:
         return self._out.take() if self._out is not None else ""

@@ -31,6 +31,11 @@ class StatementInfo:
     # Simple statements that share this one's line (u = x ** 2; v = u * 3):
     # python steps the line as one, the drawing labels each statement's nodes.
     parts: tuple[StatementInfo, ...] = ()
+    # A statement whose value is a tuple of expressions (return out, hidden;
+    # a, b = x * 2, y * 3): each element's label, and the name it is
+    # assigned to (None for a return), so each tensor is labelled by its own
+    # expression, not by the whole tuple.
+    elements: tuple[tuple[str, str | None], ...] = ()
 
     def in_comprehension(self, line: int, column: int) -> bool:
         return any(
@@ -108,7 +113,7 @@ class SourceIndex:
             text = ast.get_source_segment(source, node) or self._line(start).strip()
             info = StatementInfo(
                 start, end, text, _label(node, source, text), _targets(node), _reads(node),
-                _inlined_comprehensions(node),
+                _inlined_comprehensions(node), elements=_tuple_elements(node, source),
             )
         for line in range(info.start, info.end + 1):
             # Inner statements win over the compound statements that hold them.
@@ -168,6 +173,23 @@ def _targets(node: ast.stmt) -> tuple[str, ...]:
             if isinstance(sub, ast.Name) and sub.id not in names:
                 names.append(sub.id)
     return tuple(names)
+
+
+def _tuple_elements(node: ast.stmt, source: str) -> tuple[tuple[str, str | None], ...]:
+    """(label, target) of each element of a tuple a statement returns or
+    assigns element by element; () for any other statement."""
+    value = getattr(node, "value", None)
+    if not isinstance(value, ast.Tuple) or not isinstance(node, (ast.Return, ast.Assign)):
+        return ()
+    labels = [shorten_expression(ast.get_source_segment(source, e) or ast.unparse(e)) for e in value.elts]
+    if isinstance(node, ast.Return):
+        return tuple((label, None) for label in labels)
+    target = node.targets[-1]
+    if not isinstance(target, (ast.Tuple, ast.List)) or len(target.elts) != len(labels):
+        return ()
+    return tuple(
+        (label, t.id if isinstance(t, ast.Name) else None) for label, t in zip(labels, target.elts)
+    )
 
 
 def _inlined_comprehensions(node: ast.stmt) -> tuple[tuple[int, int, int, int], ...]:
