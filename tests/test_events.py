@@ -624,3 +624,19 @@ def test_each_tensor_of_a_tuple_is_labelled_by_its_own_expression(program):
     labels = {n["label"]: n["names"] for n in nodes if n["kind"] == "statement"}
     assert labels["x * 2"] == ["a"] and labels["x * 3"] == ["b"]
     assert labels["out.log_softmax(0)"] == ["output"] and labels["out * 2"] == ["hidden"]
+
+
+def test_forward_mode_dual_tensors_are_marked_as_such(program):
+    doc = run(program, """
+        import torch
+        import torch.autograd.forward_ad as fwAD
+        x = torch.ones(2, requires_grad=True)
+        with fwAD.dual_level():
+            d = fwAD.make_dual(x, torch.ones(2))
+            y = d * 2
+        z = x * 3
+    """)
+    inside = {n["names"][0]: n.get("dual", False) for n in step_at(doc, 6)["graph"]["nodes"] if n["names"]}
+    after = {n["names"][0]: n.get("dual", False) for n in step_at(doc, 7)["graph"]["nodes"] if n["names"]}
+    assert inside == {"x": False, "d": True, "y": True}
+    assert after["z"] is False and after["y"] is False  # no dual level any more: no tangent

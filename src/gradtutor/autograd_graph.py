@@ -16,6 +16,7 @@ Everything after this module walks tags, never nodes.
 from __future__ import annotations
 
 import itertools
+import sys
 from contextlib import contextmanager
 import weakref
 from typing import Any, Iterable, Iterator
@@ -174,6 +175,21 @@ def read_saved_state(node: Any, attrs: tuple[str, ...]) -> str:
 
 
 _dtype_names: dict[Any, str] = {}
+
+
+def is_dual(tensor: torch.Tensor) -> bool:
+    """Does ``tensor`` carry a forward-mode tangent at the current dual level?
+    (Outside ``forward_ad.dual_level()`` nothing does, and nothing is asked.)"""
+    # Only a program that imported forward_ad can have dual tensors; the tutor
+    # does not import it (its import has side effects, warnings among them).
+    forward_ad = sys.modules.get("torch.autograd.forward_ad")
+    level = getattr(forward_ad, "_current_level", -1)
+    if level < 0:
+        return False
+    try:
+        return torch._VF._unpack_dual(tensor, level).tangent is not None
+    except (RuntimeError, TypeError, AttributeError):
+        return False
 
 
 def dtype_name(dtype: Any) -> str:

@@ -167,4 +167,5 @@ def _statement_node(
         changed_at=changed_at,
         several_tensors=sum(1 for m in members if m.names or m.former_names) > 1,
         made_in=first.made_in,
+        dual=any(m.dual for m in members if m.names),
     )

@@ -103,6 +103,9 @@ class Node:
     # The step that made it, when that is not ``step`` (each statement of a
     # line like ``u = x ** 2; v = u * 3`` is a node of its own, the line one step).
     made_in: int | None = None
+    # It carries a forward-mode tangent (torch.autograd.forward_ad): a dual
+    # tensor. The drawing is of the backward graph; the tangent is not in it.
+    dual: bool = False
 
     @property
     def is_ghost(self) -> bool:
@@ -143,6 +146,8 @@ class Node:
             out["inplace_of"] = self.inplace_of
         if self.changed_at:
             out["changed_at"] = [line for _, line in self.changed_at]
+        if self.dual:
+            out["dual"] = True
         return out
 
 

@@ -256,8 +256,9 @@ class Snapshotter:
     def _op_view(self, tag: ag.NodeTag, names: tuple[str, ...], former: tuple[str, ...], t: torch.Tensor | None) -> Node:
         retains = t is not None and t.retains_grad
         has_grad = retains and t.grad is not None  # type: ignore[union-attr]
+        dual = t is not None and ag.is_dual(t)
         freed_by = tag.freed_by
-        key = (names, former, tag.saved, freed_by, retains, has_grad)
+        key = (names, former, tag.saved, freed_by, retains, has_grad, dual)
         if tag.view is None or tag.view[0] != key:
             origin = tag.origin
             tag.view = (
@@ -281,6 +282,7 @@ class Snapshotter:
                     has_grad=has_grad,
                     inplace_of=tag.replaces.node_id if tag.replaces is not None else None,
                     made_in=origin.step_id if origin.step_id != origin.exec_id else None,
+                    dual=dual,
                 ),
             )
         return tag.view[1]
@@ -290,9 +292,10 @@ class Snapshotter:
     ) -> Node:
         leaf = tag.tensor()
         has_grad = leaf is not None and leaf.grad is not None
+        dual = leaf is not None and bool(names) and ag.is_dual(leaf)
         path, module = param_names.get(id(leaf), ("", "")) if leaf is not None else ("", "")
         label = names[0] if names else path or (former[0] if former else "tensor")
-        key = (names, former, has_grad, label, module, tag.requires_grad)
+        key = (names, former, has_grad, label, module, tag.requires_grad, dual)
         if tag.view is None or tag.view[0] != key:
             tag.view = (
                 key,
@@ -307,6 +310,7 @@ class Snapshotter:
                     dtype=tag.dtype,
                     has_grad=has_grad,
                     detail=module,
+                    dual=dual,
                 ),
             )
         return tag.view[1]

@@ -16,6 +16,7 @@ from gradtutor.render.node_text import (
     GRAD,
     LEAF_MARK,
     CHANGED,
+    DUAL,
     MODIFIED,
     NEW,
     NONE_SAVED,
@@ -47,6 +48,7 @@ def marker_keys(
         (NONE_SAVED, "[none saved]", "saved-none", say(language, "none_saved")),
         (MODIFIED, "[modified]", "modified", say(language, "modified")),
         (CHANGED, "[changed in place]", "modified", say(language, "changed", places="; ".join(changed_places or ()) or "?")),
+        (DUAL, "[dual]", "leaf", say(language, "dual")),
         (OLD, "(old)", "ghost", say(language, "old")),
         (DROPPED, "(dropped)", "ghost", say(language, "dropped")),
     ]

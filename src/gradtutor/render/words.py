@@ -23,6 +23,8 @@ WORDS: dict[str, dict[str, str]] = {
         "none_saved": "it saved no tensors: backward can run through it again",
         "modified": "a tensor it saved was changed in place: backward through it fails",
         "changed": "changed in place ({places}): still the same tensor, now a newer version of it",
+        "dual": "a dual tensor of forward-mode AD: its tangent (a derivative) travels forward with its value; "
+        "the tangent is not part of this picture, which is the graph backward runs through",
         "old": "the name now means another tensor; this one stays in the graph because a later result uses it",
         "dropped": "nothing uses it any more: shown this once, gone at the next step",
         "band": "a line that leaves a band at (a) goes on from (a) in the next band",
@@ -48,6 +50,7 @@ WORDS: dict[str, dict[str, str]] = {
         "none_saved": "它没有保存张量：反向传播可以再次经过它",
         "modified": "它保存的张量被原地修改过：经过它的反向传播会失败",
         "changed": "被原地修改过（{places}）：仍是同一个张量，只是版本更新了",
+        "dual": "前向模式自动微分的对偶张量：它的切向量（导数）随值一起向前传播；切向量不在这张图里，这张图是反向传播经过的计算图",
         "old": "这个名字现在指向另一个张量；这个张量仍在计算图中，因为后面的结果用到了它",
         "dropped": "已经没有任何东西用到它：只显示这一次，下一步就消失",
         "band": "在 (a) 处离开一段的线，从下一段的 (a) 处继续",
