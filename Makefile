@@ -5,6 +5,7 @@
 #   make test-pythons   the whole suite on every supported Python, each in
 #                       its own .venv-X.Y (PYTHONS="3.12 3.13" for some)
 #   make test-torches   the whole suite on other torch releases (TORCHES)
+#   make test-generated the differential test on 2,000 generated programs
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -24,7 +25,7 @@ TORCHES ?= 2.1.2 2.5.1 2.14.1
 # missing and only as root; elsewhere those tests skip, saying why.
 SYSTEM_DEPS := chromium graphviz fonts-dejavu-core
 
-.PHONY: run test setup system-deps bench test-pythons test-torches
+.PHONY: run test setup system-deps bench test-pythons test-torches test-generated
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -57,6 +58,9 @@ test: setup system-deps
 
 test-pythons:
 	.ci/test-matrix $(PYTHONS)
+
+test-generated: setup
+	GRADTUTOR_GENERATED=2000 $(BIN)/python -m pytest -q tests/test_generated.py
 
 test-torches:
 	.ci/test-matrix $(addprefix 3.11:,$(TORCHES))
