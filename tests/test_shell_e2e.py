@@ -217,3 +217,14 @@ def test_a_lesson_in_the_terminal_wrong_hint_right_quit_resume(tmp_path):
     child.expect(r"In \[\d+\]:")
     child.sendcontrol("d")
     child.expect(pexpect.EOF)
+
+
+def test_in_an_input_of_several_statements_output_comes_under_the_statement_that_printed_it(tmp_path):
+    env = {**os.environ, "XDG_DATA_HOME": str(tmp_path), "NO_COLOR": "1"}
+    source = "import torch\nx = torch.ones(2, requires_grad=True)\nfor i in range(2):\n    y = x * i\n    print('value', i)\n\n"
+    done = subprocess.run([sys.executable, "-m", "gradtutor"], input=source, capture_output=True, text=True,
+                          env=env, timeout=TIMEOUT)
+    lines = done.stdout.splitlines()
+    at = lines.index
+    assert at("── line 3 print('value', i)") + 1 == at("value 0")
+    assert at("── line 3, run 2 print('value', i)") + 1 == at("value 1")

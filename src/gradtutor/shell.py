@@ -53,6 +53,7 @@ def run_shell(args: argparse.Namespace, env: Environment | None = None, first_in
     settings = settings_from(args, env)
     session = ShellSession(settings, loader)
     console = make_console(env, width=settings.width, plain=getattr(args, "plain", False))
+    session.print_now = lambda renderable: console.print(renderable, crop=False)
     if env.stdin_isatty and env.stdout_isatty:
         return InteractiveShell(session, console, env, first_input).run()
     loader.start()

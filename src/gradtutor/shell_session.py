@@ -40,8 +40,42 @@ from gradtutor.narrate import (
     event_renderable,
     graph_renderable,
     indented,
+    step_header,
 )
 from gradtutor.transcript import Listing, Transcript, cell_frame, cell_place, frame_renderables
+
+
+class _HeadingBeforeOutput:
+    """``sys.stdout`` while an input runs in the shell: before the first text a
+    statement writes, the heading that names it is printed."""
+
+    def __init__(self, stream: Any, pending: list[RenderableType], show: Callable[[RenderableType], None]) -> None:
+        self._stream = stream
+        self._pending = pending
+        self._show = show
+
+    def write(self, text: str) -> int:
+        if text and self._pending:
+            heading = self._pending.pop()
+            self._pending.clear()
+            self._stream.flush()
+            self._show(heading)
+        return self._stream.write(text)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+def _several_statements(source: str) -> bool:
+    import ast
+
+    try:
+        body = ast.parse(source).body
+    except SyntaxError:
+        return False
+    # (A one-line input is named by its prompt already.)
+    return len(source.strip().splitlines()) > 1 and (len(body) > 1 or any(hasattr(stmt, "body") for stmt in body))
+
 
 CELL_PREFIX = "<In ["
 # Keywords that continue a compound statement at column 0 (not a new statement).
@@ -156,6 +190,10 @@ class ShellSession:
         self._store: ProgressStore | None = None
         self._cell_lines: dict[str, int] = {}
         self.transcript = Transcript("gradtutor session", self._options())
+        # Set by a front end that prints as the code runs: in an input of
+        # several statements, what a statement prints comes under a heading
+        # naming it (printed just before its first output).
+        self.print_now: Callable[[RenderableType], None] | None = None
         self._fresh_namespace()
 
     # ---- state ----------------------------------------------------------------
@@ -270,7 +308,8 @@ class ShellSession:
         self._cell_lines[filename] = len(source.strip("\n").split("\n"))
         engine = self.engine
         try:
-            result = engine.run_cell(source, filename)
+            with self._headed_output(source, filename):
+                result = engine.run_cell(source, filename)
         except SyntaxError as exc:
             text = "".join(traceback.format_exception_only(type(exc), exc)).rstrip("\n")
             return Reply([_verbatim(text, "red")])
@@ -298,6 +337,35 @@ class ShellSession:
         for internal in dict.fromkeys(result.internal_errors):
             out.append(Text(self.msg("internal_error", line=internal.line, error=internal.message), "yellow"))
         return Reply(out, steps=result.steps)
+
+    @contextlib.contextmanager
+    def _headed_output(self, source: str, filename: str) -> Any:
+        """While an input of several statements runs, each statement's output
+        comes after a line naming the statement (``── line 2 print(i)``), as in
+        ``gradtutor explain``. A statement that prints nothing gets none."""
+        if self.print_now is None or self.engine.capture_output or not _several_statements(source):
+            yield
+            return
+        import sys
+
+        show = self.print_now
+        engine = self.engine
+        pending: list[RenderableType] = []
+
+        def on_begin(start: Any) -> None:
+            if start.file == filename or start.function != "<module>":
+                pending[:] = [indented(step_header(start, ascii=self.settings.ascii), 0)]
+
+        real = sys.stdout
+        proxy = _HeadingBeforeOutput(real, pending, show)
+        engine.on_begin = on_begin
+        sys.stdout = proxy
+        try:
+            yield
+        finally:
+            engine.on_begin = None
+            if sys.stdout is proxy:
+                sys.stdout = real
 
     # ---- commands -------------------------------------------------------------
     def command(self, text: str) -> Reply:
