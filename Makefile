@@ -17,7 +17,7 @@ SUPPORTED_PYTHONS := 3.10 3.11 3.12 3.13
 PYTHONS ?= $(SUPPORTED_PYTHONS)
 # Other torch releases tested, each on Python 3.11: the lower bound in
 # pyproject.toml, one between, and the newest this machine has.
-TORCHES ?= 2.1.2 2.5.1 2.14.1
+TORCHES ?= 2.1.2 2.5.1
 
 # System packages the tests drive as real components: Chromium (the HTML
 # export in a headless browser), graphviz (DOT exports drawn by `dot`) and a
