@@ -10,23 +10,38 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 
 from gradtutor.cli import main
+from gradtutor.jsondoc import graphs, schema
+
+SCHEMA = schema()
 
 PROGRAMS = Path(__file__).parent / "programs"
 
 
-def explain_json(path: str | os.PathLike[str], *args: str) -> dict[str, Any]:
-    """Run ``gradtutor explain --format json PATH ARGS`` in-process; return the document."""
+def explain_json(path: str | os.PathLike[str], *args: str, options: tuple[str, ...] = ()) -> dict[str, Any]:
+    """Run ``gradtutor explain --format json OPTIONS PATH ARGS`` in-process;
+    return the document, each step with its whole graph rebuilt as ``graph``."""
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        argv = ["explain", "--format", "json", str(path)]
+        argv = ["explain", "--format", "json", *options, str(path)]
         code = main(argv + (["--", *args] if args else []))
-    doc = json.loads(out.getvalue())
-    assert doc["exit_code"] == code
-    # Every test run doubles as a check that the tutor followed every step.
+    return checked_document(json.loads(out.getvalue()), code)
+
+
+def checked_document(doc: dict[str, Any], code: int | None = None) -> dict[str, Any]:
+    """``doc`` checked (schema, no internal error) with every step's graph rebuilt."""
+    if code is not None:
+        assert doc["exit_code"] == code
+    # Every test run doubles as a check that the tutor followed every step,
+    # that the document is valid against its schema, and that each step's
+    # graph rebuilds from the graphs and deltas the document carries.
     assert doc["internal_errors"] == [], doc["internal_errors"]
+    jsonschema.validate(doc, SCHEMA)
+    for step, graph in zip(doc["steps"], graphs(doc), strict=True):
+        step["graph"] = graph
     return doc
 
 

@@ -77,12 +77,7 @@ def test_max_iterations_option(program):
     path = program("for i in range(6):\n    v = i\n")
     doc = explain_json(path)
     assert len([s for s in doc["steps"] if s["line"] == 2]) == 3
-    from gradtutor.cli import main
-    import contextlib, io, json
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        main(["explain", "--format", "json", "--max-iterations", "5", str(path)])
-    doc = json.loads(out.getvalue())
+    doc = explain_json(path, options=("--max-iterations", "5"))
     assert len([s for s in doc["steps"] if s["line"] == 2]) == 5
 
 
@@ -126,12 +121,7 @@ def test_nodes_are_labelled_with_the_line_inside_a_function_that_created_them(pr
 
 def test_ops_level_lists_every_autograd_node(program):
     path = program("import torch\nx = torch.ones(5)\nw = torch.ones(5, 3, requires_grad=True)\nz = torch.matmul(x, w)\n")
-    from gradtutor.cli import main
-    import contextlib, io, json
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        main(["explain", "--format", "json", "--level", "ops", str(path)])
-    doc = json.loads(out.getvalue())
+    doc = explain_json(path, options=("--level", "ops"))
     ops = [n["label"] for n in doc["steps"][-1]["graph"]["nodes"]]
     assert ops == ["w", "MmBackward0", "SqueezeBackward4"]
     assert doc["level"] == "ops"

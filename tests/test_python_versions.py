@@ -9,7 +9,7 @@ import json
 import subprocess
 import sys
 
-from conftest import events, explain_json
+from conftest import checked_document, events, explain_json
 
 
 def _python_and_tutor(path, *tutor_args):
@@ -18,7 +18,7 @@ def _python_and_tutor(path, *tutor_args):
         [sys.executable, "-m", "gradtutor", "explain", "--format", "json", *tutor_args, str(path)],
         capture_output=True, text=True, timeout=120,
     )
-    doc = json.loads(tutor.stdout)
+    doc = checked_document(json.loads(tutor.stdout)) if tutor.stdout.strip() else {}
     return plain, tutor, doc
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import importlib.machinery
 import io
-import json
 import os
 import sys
 import tokenize
@@ -140,7 +139,9 @@ def _explain_export(
         if not os.path.isdir(folder):
             raise UsageError(f"cannot write '{output}': folder '{folder}' does not exist")
     language = args.lang or env.language
-    options = NarrationOptions(level=level, width=args.width or 80, ascii=args.ascii, language=language)
+    options = NarrationOptions(
+        level=level, width=args.width or 80, ascii=args.ascii, language=language, graph=getattr(args, "graph", "touched")
+    )
     narrator = Narrator(book_for(language), options)
     result = run(capture_output=True)
     transcript = Transcript(os.path.basename(args.file), options, listings=[listing])
@@ -158,25 +159,10 @@ def _explain_export(
 
 
 def _explain_json(args: argparse.Namespace, env: Environment, run: Callable[..., RunResult], level: str) -> int:
+    from gradtutor.jsondoc import document, dumps
+
     result = run(capture_output=True)
-    doc: dict[str, Any] = {
-        "file": args.file,
-        "level": level,
-        "steps": [s.to_json(level) for s in result.steps],
-        "hidden_steps": result.hidden_steps,
-        "hidden_repeated": [{**e.to_json(), "count": n} for e, n in result.hidden_repeated],
-        "exit_code": result.exit_code,
-        "exception": None,
-        "internal_errors": [e.to_json() for e in result.internal_errors],
-    }
-    if result.exception is not None:
-        doc["exception"] = {
-            "type": type(result.exception).__name__,
-            "message": str(result.exception),
-            "traceback": result.traceback,
-        }
-    json.dump(doc, env.stdout, ensure_ascii=False, indent=1, default=_json_default)
-    env.stdout.write("\n")
+    env.stdout.write(dumps(document(result, args.file, level), default=_json_default))
     env.stdout.flush()
     _report_internal_errors(result, env)
     return result.exit_code
@@ -223,7 +209,9 @@ def _explain_text(args: argparse.Namespace, env: Environment, run: Callable[...,
     stream = NarrationStream(env.stdout)
     console = make_console(env, width=width, plain=args.plain, file=stream)
     language = args.lang or env.language
-    options = NarrationOptions(level=level, width=width, ascii=args.ascii or not env.unicode, language=language)
+    options = NarrationOptions(
+        level=level, width=width, ascii=args.ascii or not env.unicode, language=language, graph=getattr(args, "graph", "touched")
+    )
     narrator = Narrator(book_for(language), options)
     printer = StepPrinter(narrator, console.print)
     result = run(on_step=printer.finish, on_begin=printer.begin, capture_output=True, narration_stream=stream)

@@ -106,6 +106,9 @@ class Node:
     # It carries a forward-mode tangent (torch.autograd.forward_ad): a dual
     # tensor. The drawing is of the backward graph; the tangent is not in it.
     dual: bool = False
+    # Drawn in a step's picture only as the input of what the step touched:
+    # its own inputs are left out of that picture.
+    inputs_hidden: bool = False
 
     @property
     def is_ghost(self) -> bool:
@@ -278,6 +281,7 @@ class Step:
     grad_changes: tuple[tuple[str, Any, Any], ...] = ()
 
     def to_json(self, level: str = LEVEL_STATEMENTS) -> dict[str, Any]:
+        """The step without its graph (``jsondoc.steps_json`` adds it where it changed)."""
         out: dict[str, Any] = {
             "line": self.line,
             "source": self.source,
@@ -285,7 +289,6 @@ class Step:
             "iteration": self.iteration,
             "events": [e.to_json() for e in self.events],
             "grads": dict(self.snapshot.grads),
-            "graph": self.snapshot.graph(level).to_json(),
             "output": self.output,
         }
         if self.extra.get("hidden"):
