@@ -14,7 +14,8 @@ from typing import Iterable
 
 from gradtutor.explanations import book_for
 from gradtutor.model import Event, Step
-from gradtutor.narrate import NarrationOptions, graph_drawing
+from gradtutor.narrate import NarrationOptions, Narrator, graph_drawing
+from gradtutor.render import Drawing
 
 _QUOTED = re.compile(r'"([^"]+)"')
 _FREED_BY = re.compile(r"freed by the backwards? at ([^:]+):")
@@ -30,10 +31,12 @@ def quoted_drawings(event: Event) -> list[str]:
     return [q for q in found if q.endswith(("(old)", "(dropped)")) or q.startswith("[")]
 
 
-def disagreements(step: Step, backward_lines: set[int]) -> list[str]:
+def disagreements(step: Step, backward_lines: set[int], drawing: Drawing | None = None) -> list[str]:
     """What the step's picture and words disagree on; empty when they agree.
-    ``backward_lines``: the lines of the backwards narrated so far (this one included)."""
-    drawing = graph_drawing(step.snapshot, OPTIONS)
+    ``backward_lines``: the lines of the backwards narrated so far (this one
+    included). ``drawing``: the picture the learner sees with the words (by
+    default the whole graph)."""
+    drawing = drawing or graph_drawing(step.snapshot, OPTIONS)
     picture = "\n".join(drawing.picture)
     legend = " ".join(" ".join(drawing.legend).split())
     problems: list[str] = []
@@ -53,12 +56,20 @@ def disagreements(step: Step, backward_lines: set[int]) -> list[str]:
 
 
 def check_run(steps: Iterable[Step]) -> list[str]:
-    """Every disagreement of a run, step by step."""
+    """Every disagreement of a run, step by step, between the words and the
+    picture narrated with them: what the step drew (the part it touched,
+    loops folded, bounded), or when it drew nothing, the picture last drawn;
+    and between the words and the whole graph."""
     problems: list[str] = []
     backward_lines: set[int] = set()
+    narrator = Narrator(book_for("en"), OPTIONS)
+    shown: Drawing | None = None
     for step in steps:
         for event in step.events:
             if event.kind == "backward" or (event.kind == "error" and event.get("cause") == "second-backward"):
                 backward_lines.add(event.line)
+        shown = narrator.drawing_if_changed(step.snapshot) or shown
         problems.extend(disagreements(step, backward_lines))
+        if shown is not None:
+            problems.extend(f"{p} (in the picture shown)" for p in disagreements(step, backward_lines, shown))
     return problems

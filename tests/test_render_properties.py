@@ -118,25 +118,30 @@ def line_edges(drawing: Drawing, directed: bool = False) -> dict[str, set[str]]:
     return {node_id: reader.reached(node_id) for node_id in reader.anchors}
 
 
-def vertical_edge_drawn(drawing: Drawing, src: str, dst: str, charset_down: str = "▼", tee: str = "├") -> bool:
-    """Is ``src -> dst`` drawn in the vertical view: ``src`` right above in the
-    same chain, or hanging off the chain with a tee just above ``dst``?"""
+def vertical_entry(drawing: Drawing, node_id: str) -> tuple[int, str]:
+    """The line of a node's entry in the list, and the entry's text after its
+    words: its ``◀`` inputs, with the lines they wrap onto."""
     anchors = {a[0]: a[1:] for a in drawing.anchors}
     lines = drawing.picture
-    (ls, ss, _), (ld, sd, _) = anchors[src], anchors[dst]
-    if ld <= ls or lines[ld - 1][sd:sd + 1] != charset_down:
-        return False
-    for node, (line, start, _) in anchors.items():
-        if node != src and start == sd and ls < line < ld:
-            return False  # another node of the same chain in between
-    if ss == sd:
-        spine_from = ls + 1
-    elif ss == sd + 3 and lines[ls][sd:sd + 1] in (tee, "┌"):
-        spine_from = ls
-    else:
-        return False
-    return all(lines[r][sd:sd + 1] in ("│", "├", "▼") for r in range(spine_from, ld))
+    line, _, end = anchors[node_id]
+    starts = {a[0] for a in anchors.values()}
+    text = lines[line][end:]
+    row = line + 1
+    while row < len(lines) and row not in starts and lines[row].startswith(" "):
+        text += " " + lines[row]
+        row += 1
+    return line, text
 
+
+def vertical_edge_named(drawing: Drawing, graph: Graph, src: str, dst: str, ref: str = "◀") -> bool:
+    """Is ``src -> dst`` in the list: ``src``'s entry above ``dst``'s, whose
+    inputs after the ``◀`` name ``src``?"""
+    src_line, _ = vertical_entry(drawing, src)
+    dst_line, inputs = vertical_entry(drawing, dst)
+    node = next(n for n in graph.nodes if n.id == src)
+    name = node.names[0] if node.names else node.former_names[0] if node.former_names else node.label
+    named = re.search(r"(?<![\w.])" + re.escape(name) + r"(?![\w])", inputs.split(ref, 1)[-1])
+    return src_line < dst_line and ref in inputs and named is not None
 
 
 @st.composite
@@ -210,14 +215,28 @@ def check(graph: Graph, width: int, level: str, charset: str, view: str | None =
     reached = None
     if charset == "unicode" and drawing.view != "vertical":
         reached = line_edges(drawing, directed=drawing.view == "layered")
+    anchored_ids = set(anchored)
     for (src, dst), kind in how.items():
-        if kind == BY_NAME:
+        if drawing.view == "vertical" and src in anchored_ids and dst in anchored_ids:
+            # The list names every input of every entry; nothing hangs off anything.
+            assert kind == BY_NAME and vertical_edge_named(drawing, graph, src, dst, "◀" if charset == "unicode" else "<-"), (
+                src, dst, "\n".join(drawing.lines))
+        elif kind == BY_NAME:
             names = src_names(graph, src)
             assert any(n in "\n".join(drawing.lines) for n in names)
         elif kind == BY_LINE and reached is not None:
             assert dst in reached[src], (src, dst, drawing.lines)
-        elif kind == BY_LINE and charset == "unicode":
-            assert vertical_edge_drawn(drawing, src, dst), (src, dst, drawing.lines)
+    if drawing.view == "statements":
+        # Every edge of a statement picture is a line, or named on its
+        # consumer (after its label, or under it): none is left out.
+        for (src, dst), kind in how.items():
+            if kind == BY_NAME:
+                line, _, end = next(a[1:] for a in drawing.anchors if a[0] == dst)
+                near = drawing.picture[line][end:] + " " + "".join(drawing.picture[line + 1 : line + 2])
+                node = next(n for n in graph.nodes if n.id == src)
+                name = node.names[0] if node.names else node.former_names[0] if node.former_names else node.label
+                assert "also from" in near and re.search(r"(?<![\w.])" + re.escape(name) + r"(?![\w])", near.split("also from", 1)[1]), (
+                    src, dst, drawing.lines)
     if reached is not None:
         # Read the way lines flow, nothing is reached that is not an input.
         succs = {n.id: {e.dst for e in graph.edges if e.src == n.id} for n in graph.nodes}

@@ -17,6 +17,7 @@ from render_fixtures import (
     so_first_line9,
     so_first_line12,
     so_second_line14,
+    so_second_line15,
     stmt,
     whatif1_line8,
 )
@@ -38,19 +39,30 @@ def test_a_tensor_used_twice_branches_and_every_node_is_drawn_once():
     assert "\n".join(d.picture).count("x [leaf]") == 1
 
 
-def test_a_line_that_would_cross_others_is_named_instead_and_the_legend_says_so():
+def test_a_line_that_would_cross_others_is_named_on_its_node_and_the_legend_says_so():
     d = render_graph(so_second_line14().graph, width=80, charset="ascii", current_step=14)
     how = {(s, t): h for s, t, h in d.edges}
     assert how[("w", "s14")] == BY_NAME and how[("b", "s14")] == BY_NAME
     assert how[("x", "s14")] == BY_LINE
-    assert any("w, b also feed x @ w + b = z" in line for line in d.legend)
+    line, _, end = next(a[1:] for a in d.anchors if a[0] == "s14")
+    assert d.lines[line][end:].strip() == "<- also from w, b"
+    assert any(line.strip().startswith("<- also from") and "also reads these inputs" in line for line in d.legend)
+    assert not any("not drawn" in line for line in d.lines)
+
+
+def test_when_an_arrow_leaves_the_node_the_names_go_under_it():
+    d = render_graph(so_second_line15().graph, width=80, charset="unicode", current_step=15)
+    assert d.view == "statements"
+    line, start, _ = next(a[1:] for a in d.anchors if a[0] == "s14")
+    assert d.lines[line + 1][start + 1 :].startswith("▲ also from w, b")
+    assert any(line.strip().startswith("▲ also from") for line in d.legend)
 
 
 def test_too_wide_a_picture_falls_back_to_the_vertical_view_with_a_note():
     d = render_graph(whatif1_line8().graph, width=44, charset="ascii", current_step=8)
     assert d.view == "vertical"
     assert all(cell_len(line) <= 44 for line in d.lines)
-    assert any("would not" in line and "44 columns" in " ".join(d.legend) for line in d.legend)
+    assert "no picture of it fits in 44 columns with every edge drawn" in " ".join(" ".join(d.legend).split())
 
 
 def test_wide_characters_count_as_two_cells():
@@ -144,7 +156,8 @@ def test_more_than_the_layered_limit_goes_vertical_and_stays_narrow():
     g = chain_ops(1000)
     d = render_graph(g, width=80, level="ops")
     assert d.view == "vertical"
-    assert max(cell_len(line) for line in d.picture) <= 30  # the widest label, not the depth
+    # An entry and the names of its inputs: as wide as a few labels, not the depth.
+    assert max(cell_len(line) for line in d.picture) <= 70
     assert any(f"({LAYERED_LIMIT})" in line for line in d.legend)
     anchored = {a[0] for a in d.anchors}
     folded = {s for s, _, h in d.edges if h == FOLDED}

@@ -54,6 +54,8 @@ def build_parser() -> argparse.ArgumentParser:
                          help="text for people (default), one JSON document for tools, or an export: "
                          "markdown (for forum answers and issues), html (a page that steps through the run), "
                          "svg (the picture of one step, for slides), dot (the graph of one step, for Graphviz)")
+    explain.add_argument("--graph", choices=("touched", "full"), default="touched",
+                         help="what a step draws: the part of the graph it touched (default) or all of it")
     explain.add_argument("--step", type=int, metavar="N",
                          help="svg and dot: the step to show (default: the last)")
     explain.add_argument("-o", "--output", metavar="PATH",

@@ -16,7 +16,11 @@ from rich.text import Text
 
 from gradtutor.explanations import ExplanationBook, Locate
 from gradtutor.model import LEVEL_STATEMENTS, Event, Graph, Snapshot, Step, is_routine
-from gradtutor.render import Drawing, GraphView, render_snapshot
+from gradtutor.render import Drawing, GraphView, render_graph
+from gradtutor.render.vertical_view import VERTICAL
+from gradtutor.render.focus import Focus, focus_note_fields, touched_part
+from gradtutor.render.repeats import fold_repeats
+from gradtutor.render.words import say
 from gradtutor.render.cells import wrap_cells
 
 _SEVERITY_STYLE = {
@@ -31,6 +35,10 @@ INDENT = 3
 GRAD_CHANGE_STYLE = "magenta"
 
 
+# A step's picture aims at one screen: past this many lines, loops fold further.
+MAX_PICTURE_LINES = 40
+
+
 @dataclass
 class NarrationOptions:
     level: str = LEVEL_STATEMENTS
@@ -39,6 +47,10 @@ class NarrationOptions:
     show_graph: bool = True
     language: str = "en"
     locate: Locate | None = None
+    # "touched": a step draws what it changed and the inputs of that; "full":
+    # the whole graph. ``full_graph_hint`` says how to see it all.
+    graph: str = "touched"
+    full_graph_hint: str = "--graph full"
 
 
 class Indented:
@@ -173,17 +185,28 @@ def graph_renderable(
 
 
 def graph_drawing(
-    snapshot: Snapshot, options: NarrationOptions, level: str | None = None, explained: set[str] | None = None
+    snapshot: Snapshot,
+    options: NarrationOptions,
+    level: str | None = None,
+    explained: set[str] | None = None,
+    graph: Graph | None = None,
+    notes: tuple[str, ...] = (),
+    view: str | None = None,
 ) -> Drawing:
-    """The drawing ``graph_renderable`` shows, as data."""
-    drawing = render_snapshot(
-        snapshot,
+    """The drawing ``graph_renderable`` shows, as data: of the snapshot's
+    graph, or of ``graph`` (a part of it) with ``notes`` under it."""
+    level = level or options.level
+    drawing = render_graph(
+        snapshot.graph(level) if graph is None else graph,
         width=max(20, options.width - INDENT),
         charset="ascii" if options.ascii else "unicode",
-        level=level or options.level,
+        current_step=snapshot.step,
+        level=level,
         language=options.language,
         locate=options.locate,
         omit_keys=frozenset(explained or ()),
+        notes=notes,
+        view=view,
     )
     if explained is not None:
         explained.update(key for key in drawing.keys if not _names_a_place(key))
@@ -326,11 +349,62 @@ class Narrator:
         """The drawing to show after ``snapshot``: None when the graph is the one
         drawn last (or empty, or drawings are off)."""
         graph = snapshot.graph(self.options.level)
-        changed = graph != self.last_drawn
+        previous = self.last_drawn
+        changed = graph != previous
         self.last_drawn = graph
-        if self.options.show_graph and graph.nodes and changed:
+        if not (self.options.show_graph and graph.nodes and changed):
+            return None
+        if self.options.graph == "full":
             return graph_drawing(snapshot, self.options, explained=self.explained)
-        return None
+        part, focus = touched_part(graph, previous)
+        if not part.nodes:
+            return None
+        notes = (self.focus_note(focus),) if focus.omitted else ()
+        drawing = self.bounded_drawing(snapshot, part, notes)
+        self.explained.update(key for key in drawing.keys if not _names_a_place(key))
+        return drawing
+
+    def bounded_drawing(self, snapshot: Snapshot, part: Graph, notes: tuple[str, ...]) -> Drawing:
+        """``part`` drawn in about one screen: loops folded to their first and
+        last two rounds, then to one; then the list, if shorter; then the
+        last ``MAX_PICTURE_LINES`` lines of the list, with a note saying how
+        to see all."""
+        hint = self.options.full_graph_hint
+        tries = []
+        for keep in (2, 1):
+            folded_part, folded = fold_repeats(part, keep=keep, ascii=self.options.ascii)
+            fold_notes = (self.say("fold", nodes=folded.nodes, hint=hint),) if folded.nodes else ()
+            for view in (None, VERTICAL):
+                drawing = graph_drawing(
+                    snapshot, self.options, explained=set(self.explained), graph=folded_part,
+                    notes=notes + fold_notes, view=view,
+                )
+                if len(drawing.picture) <= MAX_PICTURE_LINES:
+                    return drawing
+                tries.append((len(drawing.picture), folded_part, notes + fold_notes, view))
+        # Still too long: the list, its last lines. The list gives inputs
+        # before what uses them, so what the step made is at its end.
+        lines, folded_part, all_notes, _ = tries[-1]
+        cut_note = self.say("cut", lines=lines - MAX_PICTURE_LINES, hint=hint)
+        drawing = graph_drawing(
+            snapshot, self.options, explained=set(self.explained), graph=folded_part,
+            notes=all_notes + (cut_note,), view=VERTICAL,
+        )
+        return drawing.last(MAX_PICTURE_LINES)
+
+    def say(self, key: str, **fields: object) -> str:
+        return say(self.options.language, key, **fields)
+
+    def focus_note(self, focus: Focus) -> str:
+        """"not drawn, unchanged by this step: w, b and 14 more nodes (--graph full shows all)"."""
+        language = self.options.language
+        fields = focus_note_fields(focus)
+        if fields["names"]:
+            more = say(language, "focus_more", count=fields["count"]) if fields["count"] else ""
+            names = str(fields["names"])
+        else:
+            more, names = "", say(language, "focus_only", count=fields["total"])
+        return say(language, "focus", names=names, more=more, hint=self.options.full_graph_hint)
 
     def graph_if_changed(self, snapshot: Snapshot) -> list[RenderableType]:
         drawing = self.drawing_if_changed(snapshot)

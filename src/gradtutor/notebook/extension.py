@@ -42,6 +42,7 @@ class NotebookSettings:
     width: int = 80
     ascii: bool = False
     show_graph: bool = True
+    graph: str = "touched"  # or "full": each step draws the whole graph
 
 
 class CellNarration:
@@ -68,7 +69,7 @@ class CellNarration:
         s = self.settings
         return NarrationOptions(
             level=s.level, width=s.width, ascii=s.ascii, show_graph=s.show_graph, language=s.language,
-            locate=self.locate,
+            locate=self.locate, graph=s.graph, full_graph_hint="%gradtutor --graph full",
         )
 
     def settings_changed(self) -> None:

@@ -3,7 +3,10 @@
     %gradtutor                  say whether narration is on, and its options
     %gradtutor on | off         narrate every following cell, or none
     %gradtutor --level ops --lang zh --width 100 --ascii --no-graph --graph
-                                options, as in the command line (turns it on)
+                                options, as in the command line (turns it on);
+                                --graph full draws the whole graph at each
+                                step, --graph touched (the default) what the
+                                step touched
     %gradtutor export FILE [--step N]
                                 the narrated cells so far as Markdown, HTML,
                                 SVG or DOT, by FILE's ending
@@ -35,7 +38,7 @@ def _parser() -> _Parser:
     p.add_argument("--ascii", action="store_true", default=None)
     p.add_argument("--unicode", dest="ascii", action="store_false")
     p.add_argument("--no-graph", dest="graph", action="store_false", default=None)
-    p.add_argument("--graph", dest="graph", action="store_true")
+    p.add_argument("--graph", dest="graph", nargs="?", const="on", choices=("on", "full", "touched"))
     p.add_argument("--step", type=int)
     return p
 
@@ -53,7 +56,9 @@ def apply_options(narration: CellNarration, args: argparse.Namespace) -> None:
     if args.ascii is not None:
         s.ascii = args.ascii
     if args.graph is not None:
-        s.show_graph = args.graph
+        s.show_graph = args.graph is not False
+        if args.graph in ("full", "touched"):
+            s.graph = args.graph
     narration.settings_changed()
 
 
@@ -92,15 +97,15 @@ def _line(narration: CellNarration, args: argparse.Namespace) -> None:
     state = "on" if narration.enabled else "off"
     print(
         f"gradtutor narration is {state} (level {s.level}, language {s.language}, width {s.width}"
-        f"{', ascii' if s.ascii else ''}{', no graph' if not s.show_graph else ''})"
+        f"{', ascii' if s.ascii else ''}{', no graph' if not s.show_graph else ''}{', whole graph' if s.show_graph and s.graph == 'full' else ''})"
     )
 
 
 def _one_cell(narration: CellNarration, args: argparse.Namespace, cell: str, line: str) -> None:
     if args.words or args.step is not None:
-        raise GradtutorError("%%gradtutor takes only options (--level, --lang, --width, --ascii, --no-graph)")
+        raise GradtutorError("%%gradtutor takes only options (--level, --lang, --width, --ascii, --no-graph, --graph)")
     saved = (narration.settings.level, narration.settings.language, narration.settings.width,
-             narration.settings.ascii, narration.settings.show_graph)
+             narration.settings.ascii, narration.settings.show_graph, narration.settings.graph)
     apply_options(narration, args)
     narration.next_cell_only = True
     try:
@@ -110,7 +115,7 @@ def _one_cell(narration: CellNarration, args: argparse.Namespace, cell: str, lin
     finally:
         narration.next_cell_only = False
         s = narration.settings
-        s.level, s.language, s.width, s.ascii, s.show_graph = saved
+        s.level, s.language, s.width, s.ascii, s.show_graph, s.graph = saved
         narration.settings_changed()
 
 

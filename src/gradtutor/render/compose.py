@@ -43,6 +43,7 @@ def render_graph(
     language: str = "en",
     locate: Locate | None = None,
     omit_keys: frozenset[str] = frozenset(),
+    notes: tuple[str, ...] = (),
 ) -> Drawing:
     """Draw ``graph`` in at most ``width`` display cells per line. Pure: same
     graph and options, same Drawing. ``current_step`` marks the nodes that
@@ -60,6 +61,7 @@ def render_graph(
     if view not in (None, VERTICAL):
         raise ValueError(f"view must be None or {VERTICAL!r}, not {view!r}")
     scene = make_scene(graph, cs, width, current_step, language, locate or default_locate(language))
+    scene.notes.extend(notes)
     if view == VERTICAL:
         if level == LEVEL_OPS:
             fold_parameters(scene)
@@ -132,7 +134,8 @@ def _finish(picture: Picture, scene: Scene, omit_keys: frozenset[str] = frozense
     changed = _changed_places(scene, locate)
     keys = marker_keys(picture.markers, scene.charset, places, scene.language, changed) + picture.keys
     keys = [key for key in keys if key[0] not in omit_keys]
-    legend, legend_spans = legend_lines(keys, scene.notes + picture.notes, scene.width)
+    notes = list(dict.fromkeys(scene.notes + picture.notes))  # each said once
+    legend, legend_spans = legend_lines(keys, notes, scene.width)
     lines = list(picture.lines)
     spans = [list(s) for s in picture.spans]
     if legend:

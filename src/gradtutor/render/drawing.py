@@ -9,7 +9,7 @@ those last lines so a front end can place them elsewhere. Spans are
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from gradtutor.render.canvas import Span
 from gradtutor.render.cells import char_offset, text_width
@@ -44,6 +44,20 @@ class Drawing:
         """The lines without the legend and the blank line before it."""
         cut = len(self.legend) + (1 if self.legend else 0)
         return self.lines[: len(self.lines) - cut]
+
+    def last(self, rows: int) -> Drawing:
+        """The last ``rows`` lines of the picture, and the whole legend."""
+        picture = len(self.picture)
+        if picture <= rows:
+            return self
+        gone = picture - rows
+        keep = list(range(gone, len(self.lines)))
+        return replace(
+            self,
+            lines=tuple(self.lines[i] for i in keep),
+            spans=tuple(self.spans[i] for i in keep),
+            anchors=tuple((a[0], a[1] - gone, a[2], a[3]) for a in self.anchors if a[1] >= gone),
+        )
 
     def __str__(self) -> str:
         return "\n".join(self.lines)

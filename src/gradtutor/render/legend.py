@@ -17,6 +17,7 @@ from gradtutor.render.node_text import (
     LEAF_MARK,
     CHANGED,
     DUAL,
+    ELIDED,
     MODIFIED,
     NEW,
     NONE_SAVED,
@@ -49,6 +50,7 @@ def marker_keys(
         (MODIFIED, "[modified]", "modified", say(language, "modified")),
         (CHANGED, "[changed in place]", "modified", say(language, "changed", places="; ".join(changed_places or ()) or "?")),
         (DUAL, "[dual]", "leaf", say(language, "dual")),
+        (ELIDED, "[more before]", "legend", say(language, "elided")),
         (OLD, "(old)", "ghost", say(language, "old")),
         (DROPPED, "(dropped)", "ghost", say(language, "dropped")),
     ]

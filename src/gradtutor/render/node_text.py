@@ -22,8 +22,8 @@ from gradtutor.render.cells import cut_cells, text_width
 from gradtutor.render.charset import Charset
 
 # Marker keys, also the legend's keys.
-NEW, LEAF_MARK, GRAD, FREED, NONE_SAVED, MODIFIED, CHANGED, DUAL, OLD, DROPPED = (
-    "new", "leaf", "grad", "freed", "none-saved", "modified", "changed", "dual", "old", "dropped",
+NEW, LEAF_MARK, GRAD, FREED, NONE_SAVED, MODIFIED, CHANGED, DUAL, ELIDED, OLD, DROPPED = (
+    "new", "leaf", "grad", "freed", "none-saved", "modified", "changed", "dual", "elided", "old", "dropped",
 )
 
 # Style names a front end maps to colours (see view.THEME).
@@ -161,6 +161,8 @@ def _tags(node: Node, options: TextOptions) -> list[tuple[str, str, str]]:
         tags.append(("changed in place", "modified", CHANGED))
     if node.dual:
         tags.append(("dual", "leaf", DUAL))
+    if node.inputs_hidden:
+        tags.append(("more before" , "legend", ELIDED))
     if node.kind in (OP, STATEMENT):
         if node.saved == SAVED_FREED:
             tags.append((options.charset.freed, "freed", FREED))

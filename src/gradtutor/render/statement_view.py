@@ -17,7 +17,9 @@ How it is built, for each connected part of the graph:
    furthest left, so bars do not cross (the answer's "rightmost bars on top").
 4. Drawn on a strict canvas; any overlap abandons the stacking for the next
    one. Edges no rule drew (a tensor read by two rows) are routed around
-   the picture when a free path exists (``router``), else named in a note.
+   the picture (``router``); one that finds no free path is named after its
+   consumer's label (``x @ w + b = z ◀ also from w, b``) when the cells there
+   are free; else the list is used. No input of a node is ever left out.
 
 Markers go inline (``w [grad]``); when that is too wide, on a line under each
 label instead. ``None`` means "no clean picture": wider than the width even
@@ -40,6 +42,7 @@ from gradtutor.render.scene import Scene
 from gradtutor.render.statement_rows import Row, RowPlan
 
 STATEMENTS = "statements"
+REF_STYLE = "ref"
 Owned = dict[str, list[tuple[int, int]]]  # node -> line cells its routed edges may branch off
 ARROW = 5  # " --> " between neighbours; "\--> " for a branch
 BAR_GAP = 4  # " -->|": a bar stands at least this far past the end of its row
@@ -60,6 +63,7 @@ def layout_statements(scene: Scene) -> Picture | None:
         picture.stack(drawn.lines, drawn.spans, drawn.anchors, drawn.markers)
         picture.edges.update(drawn.edges)
         picture.notes += drawn.notes
+        picture.keys += [k for k in drawn.keys if k not in picture.keys]
     for s, d in index.back_edges:
         picture.edges[(s, d)] = BY_NAME
     return picture
@@ -75,14 +79,18 @@ class _PartLayout:
         self.index = scene.index
         self.part = part
         self.text: dict[str, NodeText] = {n: scene.text(n) for n in part}
-        # With badges, a node's markers go on the line under its label.
-        self.badge: dict[str, list[Segment]] = {n: _badge(self.text[n]) if badges else [] for n in part}
-        self.badge_width = {n: sum(text_width(seg.text) for seg in self.badge[n]) for n in part}
-        self.width = {
-            n: text_width(self.text[n].segments[0].text) if badges else self.text[n].width for n in part
-        }
         plan = RowPlan(scene.index, part, height, depth)
         self.main, self.row_of, self.rows = plan.main, plan.row_of, plan.rows()
+        # With badges, the markers of a node in a chain go on the line under
+        # its label. A node alone on its row (a leaf feeding a bar) keeps them
+        # inline: on a line of their own they would read as a node.
+        self.badge: dict[str, list[Segment]] = {
+            n: _badge(self.text[n]) if badges and len(self.row_of[n].nodes) > 1 else [] for n in part
+        }
+        self.badge_width = {n: sum(text_width(seg.text) for seg in self.badge[n]) for n in part}
+        self.width = {
+            n: text_width(self.text[n].segments[0].text) if self.badge[n] else self.text[n].width for n in part
+        }
         self.bars_into: dict[str, list[str]] = {}
         for row in self.rows:
             if row.bar_to is not None:
@@ -90,6 +98,7 @@ class _PartLayout:
         self.landing = self._landings()
         self.leaves_down = {r.branch_from for r in self.rows if r.branch_from is not None and r.side > 0}
         self.x = self._columns()
+        self.name_glyphs: list[str] = []  # how inputs named instead of drawn were pointed at
 
     # -- columns ---------------------------------------------------------
     def _landings(self) -> dict[tuple[str, str], int]:
@@ -184,7 +193,9 @@ class _PartLayout:
                 canvas, drawn, owned = self._draw_rules(order, y)
             except LayoutConflict:
                 continue
-            return self._finish(canvas, drawn, owned, y)
+            picture = self._finish(canvas, drawn, owned, y)
+            if picture is not None:
+                return picture
         return None
 
     def _draw_rules(self, order: list[Row], y: dict[int, int]) -> tuple[Canvas, dict[tuple[str, str], str], Owned]:
@@ -265,8 +276,11 @@ class _PartLayout:
         for r in range(rt + step, rc, step):
             self._line(canvas, owned, tail, r, col, VERTICAL)
 
-    def _finish(self, canvas: Canvas, drawn: dict[tuple[str, str], str], owned: Owned, y: dict[int, int]) -> Picture:
-        """Route the edges no rule drew, then turn the canvas into a Picture."""
+    def _finish(
+        self, canvas: Canvas, drawn: dict[tuple[str, str], str], owned: Owned, y: dict[int, int]
+    ) -> Picture | None:
+        """Route the edges no rule drew, then turn the canvas into a Picture;
+        None when an edge finds no free path (no edge is ever left out)."""
         rows = {n: y[id(self.row_of[n])] for n in self.part}
         bounds = Bounds(min(rows.values()) - 1, max(rows.values()) + 1, self.scene.width)
         named: dict[str, list[str]] = {}
@@ -276,7 +290,6 @@ class _PartLayout:
             target = Target(rows[d], self.x[d], self.width[d], self._name_cols(s, d))
             path = route(canvas, (rows[s], self.x[s] + self.width[s]), owned.get(s, []), target, bounds)
             if path is None:
-                drawn[(s, d)] = BY_NAME
                 named.setdefault(d, []).append(s)
                 continue
             draw_path(canvas, s, path, self.scene.charset)
@@ -284,9 +297,16 @@ class _PartLayout:
             # the ASCII ">" before a drop: those would turn into junctions.
             owned.setdefault(s, []).extend(path.cells[:-2] if path.into & VERTICAL else path.cells[:-1])
             drawn[(s, d)] = BY_LINE
+        for d, srcs in named.items():
+            if not self._name_inputs(canvas, rows[d], d, srcs):
+                return None  # an input the picture cannot show: the list names every input
+            drawn.update({(s, d): BY_NAME for s in srcs})
         lines, spans = canvas.render(self.scene.charset)
         first = canvas.bounds()[0]
         picture = Picture(STATEMENTS, lines, spans)
+        for glyph in dict.fromkeys(self.name_glyphs):
+            key = f"{glyph} {self.scene.say('also_from')}"
+            picture.keys.append((key, REF_STYLE, self.scene.say("also_from_key")))
         for n in self.part:
             line = rows[n] - first
             text = lines[line]
@@ -294,12 +314,24 @@ class _PartLayout:
             picture.anchors[n] = (line, start, end)
             picture.markers |= self.text[n].markers
         picture.edges = drawn
-        for d, srcs in named.items():
-            names = ", ".join(self.scene.ref(s) for s in srcs)
-            verb = self.scene.say("feeds_one" if len(srcs) == 1 else "feeds_many")
-            consumer = self.text[d].segments[0].text
-            picture.notes.append(self.scene.say("also_feeds", names=names, verb=verb, consumer=consumer))
         return picture
+
+    def _name_inputs(self, canvas: Canvas, row: int, dst: str, srcs: list[str]) -> bool:
+        """Write ``◀ also from w, b`` after ``dst``'s label, for inputs whose
+        lines found no way through; False when the cells there are taken."""
+        cs, names = self.scene.charset, ", ".join(self.scene.ref(s) for s in srcs)
+        also = self.scene.say("also_from")
+        # After the label; else, when an arrow leaves it there, under it.
+        for r, start, glyph in ((row, self.x[dst] + self.width[dst] + 1, cs.ref), (row + 1, self.x[dst] + 1, cs.up)):
+            text = f"{glyph} {also} {names}"
+            end = start + text_width(text)
+            # The cell before is the label's port (reserved) or must be blank.
+            first = start if r == row else start - 1
+            if end <= self.scene.width and all(canvas.is_free(r, c) for c in range(first, end + 1)):
+                canvas.put_text(r, start, text, REF_STYLE)
+                self.name_glyphs.append(glyph)
+                return True
+        return False
 
     def _name_cols(self, src: str, dst: str) -> frozenset[int]:
         cols = landing_columns(self.text[dst], [plain_name(self.index.nodes[src])], fallback=False)

@@ -1,203 +1,138 @@
-"""The vertical view: one line per node, the longest chain down the left edge.
+"""The vertical view: one entry per node, each naming what it was computed from.
 
 Used for op graphs too big for the layered view and whenever a statement
-picture would not fit. Reading top to bottom follows the program:
+picture would not fit. Inputs come before the nodes that use them, so reading
+top to bottom follows the program, and every entry names all its inputs
+after a ``◀``; nothing hangs off anything, so no entry can be read as the
+child of the one above it::
 
     x
-    ├─ w [grad]           side inputs hang off the chain, indented one step
-    ├─ b [grad]
-    ▼
-    x @ w + b = z
-    ▼
-    BCE(z, y) = loss  ◀ y    an input drawn elsewhere is named, not drawn again
+    w [grad]
+    b [grad]
+    x @ w + b = z  ◀ x, w, b
+    y
+    BCE(z, y) = loss  ◀ z, y
 
-Only side inputs indent (3 cells a level), so a 10,000-node chain stays as
-narrow as its widest label. Past ``max_level`` a side input is drawn as its
-own block further down and named where it is used.
+Entries are as narrow as their words, so a 10,000-node graph stays as narrow
+as its widest label; input lists too long for a line wrap under the entry.
+Parts of the graph not connected to each other are set apart by a blank line.
+In the op view a parameter folded into its op is named among the op's inputs.
 """
 
 from __future__ import annotations
 
 import re
-import textwrap
-from collections import deque
-from dataclasses import dataclass, field
 
-from gradtutor.render.canvas import EDGE_STYLE
-from gradtutor.render.cells import text_width
-from gradtutor.render.drawing import BY_LINE, BY_NAME, FOLDED, Picture
-from gradtutor.render.graph_index import heights
-from gradtutor.render.landing import first_input
-from gradtutor.render.scene import LineBuilder, Param, Scene
+from gradtutor.render.cells import cut_cells, text_width
+from gradtutor.render.drawing import BY_NAME, FOLDED, Picture
+from gradtutor.render.scene import LineBuilder, Scene
 
 REF_STYLE = "ref"
-PIECE = 3  # cells of each prefix piece: "│  ", "├─ ", "┌─ ", "   "
 VERTICAL = "vertical"
 
 
-@dataclass(slots=True)
-class _Item:
-    kind: str  # "node", "down" or "param"
-    node_id: str | None = None
-    refs: list[str] = field(default_factory=list)
-    param: Param | None = None
-    continues: bool = False  # its chain goes on below it
-    prefix: list[str] = field(default_factory=list)  # innermost piece first
+def entry_order(scene: Scene) -> list[list[str]]:
+    """Node ids in the order the list gives them, in groups of connected
+    nodes: from each output (oldest first), its inputs before it, depth first
+    in the order its words name them."""
+    index = scene.index
+    placed: set[str] = set()
+    groups: list[list[str]] = []
+    sinks = sorted((n for n in index.order if not index.succs[n]), key=index.seniority.__getitem__)
+    for start in sinks + list(index.order):  # every node, even in a graph with a cycle
+        if start in placed:
+            continue
+        group: list[str] = []
+        stack: list[tuple[str, bool]] = [(start, False)]
+        while stack:
+            node_id, inputs_done = stack.pop()
+            if inputs_done:
+                group.append(node_id)
+                continue
+            if node_id in placed:
+                continue
+            placed.add(node_id)
+            stack.append((node_id, True))
+            for pred in reversed(_in_label_order(scene, node_id, list(index.preds[node_id]))):
+                if pred not in placed:
+                    stack.append((pred, False))
+        _join(groups, group, scene)
+    return groups
 
 
-class _Blocks:
-    """Builds the list as blocks of items: one block per output, plus the
-    side inputs deferred for being nested too deep."""
-
-    def __init__(self, scene: Scene) -> None:
-        self.scene = scene
-        self.index = scene.index
-        self.height = heights(scene.index)
-        self.drawn: set[str] = set()
-        self.edges: dict[tuple[str, str], str] = {}
-        self.deferred: deque[str] = deque()
-        self.max_level = max(1, (scene.width - 16) // PIECE)  # keep 16 cells for the words
-        self.tee = scene.charset.tee
-        self.spine = scene.charset.spine
-
-    def chain_to(self, end: str) -> list[str]:
-        """The longest undrawn path ending at ``end`` (ties: ``first_input``)."""
-        chain = [end]
-        self.drawn.add(end)
-        current = end
-        while True:
-            free = [p for p in self.index.preds[current] if p not in self.drawn]
-            if not free:
-                break
-            current = first_input(self.index, current, free, self.height)
-            chain.append(current)
-            self.drawn.add(current)
-        chain.reverse()
-        return chain
-
-    def block(self, end: str, level: int) -> list[_Item]:
-        """The chain ending at ``end``, each node preceded by its undrawn inputs
-        (indented blocks of their own) and its folded parameters."""
-        chain = self.chain_to(end)
-        items: list[_Item] = []
-        previous: str | None = None
-        for i, node_id in enumerate(chain):
-            side: list[_Item] = []
-            refs: list[str] = []
-            for p in self.index.preds[node_id]:
-                if p == previous:
-                    continue
-                if p in self.drawn or level + 1 > self.max_level:
-                    if p not in self.drawn:
-                        self.deferred.append(p)
-                    refs.append(p)
-                    self.edges[(p, node_id)] = BY_NAME
-                else:
-                    sub = self.block(p, level + 1)
-                    for item in sub[:-1]:
-                        item.prefix.append(self.spine)
-                    sub[-1].prefix.append(self.tee)
-                    side += sub
-                    self.edges[(p, node_id)] = BY_LINE
-            for param in self.scene.params.get(node_id, []):
-                side.append(_Item("param", param=param, prefix=[self.tee]))
-            if previous is None:
-                self._open_top(side)
-            items += side
-            if previous is not None:
-                self.edges[(previous, node_id)] = BY_LINE
-            if previous is not None or side:
-                items.append(_Item("down"))
-            items.append(_Item("node", node_id, refs, continues=i < len(chain) - 1))
-            previous = node_id
-        return items
-
-    def _open_top(self, side: list[_Item]) -> None:
-        """Inputs of a chain's first node: nothing is above them, so the spine
-        starts at the first of them (``┌─``), not higher."""
-        for item in side:
-            if item.prefix[-1] == self.tee:
-                item.prefix[-1] = self.scene.charset.first_tee
-                return
-            item.prefix[-1] = " " * len(self.spine)
-
-    def all_blocks(self) -> list[list[_Item]]:
-        sinks = sorted((n for n in self.index.order if not self.index.succs[n]), key=self.index.seniority.__getitem__)
-        blocks = [self.block(n, 0) for n in sinks if n not in self.drawn]
-        while self.deferred:
-            n = self.deferred.popleft()
-            if n not in self.drawn:
-                blocks.append(self.block(n, 0))
-        for n in self.index.order:  # unreachable for a DAG; never lose a node anyway
-            if n not in self.drawn:
-                blocks.append(self.block(n, 0))
-        return blocks
+def _join(groups: list[list[str]], group: list[str], scene: Scene) -> None:
+    """Add ``group``; one that reads a node of an earlier group (an input
+    used by two outputs) goes at the end of the last such group, below every
+    input it reads; a lone node goes with lone nodes."""
+    index = scene.index
+    linked = {s for n in group for s in index.succs[n]} | {p for n in group for p in index.preds[n]}
+    for earlier in reversed(groups):
+        if linked & set(earlier) or (len(group) == 1 and all(not index.succs[n] and not index.preds[n] for n in earlier + group)):
+            earlier += group
+            return
+    groups.append(group)
 
 
 def layout_vertical(scene: Scene) -> Picture:
-    """Draw ``scene`` as the vertical list described in the module docstring."""
-    builder = _Blocks(scene)
-    blocks = builder.all_blocks()
-    referenced = [r for block in blocks for item in block for r in item.refs]
+    """Draw ``scene`` as the list described in the module docstring."""
+    groups = entry_order(scene)
+    index = scene.index
+    referenced = [p for group in groups for n in group for p in index.preds[n]]
     scene.set_suffixes(list(dict.fromkeys(referenced)))
     picture = Picture(VERTICAL)
-    for b, block in enumerate(blocks):
-        if b:
+    for g, group in enumerate(groups):
+        if g:
             _emit(picture, LineBuilder())
-        for item in block:
-            _emit_item(picture, scene, item)
-    picture.edges.update(builder.edges)
-    for s, d in scene.index.back_edges:
+        for node_id in group:
+            _emit_entry(picture, scene, node_id)
+    for s, d in index.edges:
         picture.edges[(s, d)] = BY_NAME
     for s, d in scene.folded_edges:
         picture.edges[(s, d)] = FOLDED
-    if referenced:
-        name = scene.ref(referenced[0])
-        picture.keys.append(
-            (f"{scene.charset.ref} {name}", REF_STYLE, scene.say("ref", name=name))
-        )
+    if referenced or scene.params:
+        picture.keys.append((scene.charset.ref, REF_STYLE, scene.say("ref_params" if scene.params else "ref")))
     return picture
 
 
-def _emit_item(picture: Picture, scene: Scene, item: _Item) -> None:
-    prefix = "".join(reversed(item.prefix))
-    room = scene.width - PIECE * len(item.prefix)
-    line = LineBuilder().add(prefix, EDGE_STYLE)
-    if item.kind == "down":
-        _emit(picture, line.add(scene.charset.down, EDGE_STYLE))
-        return
-    if item.kind == "param":
-        assert item.param is not None
-        text = scene.param_text(item.param, room)
-        line.add_node(text)
-        picture.markers |= text.markers
-        _emit(picture, line)
-        return
-    assert item.node_id is not None
-    text = scene.text(item.node_id, room)
+def _emit_entry(picture: Picture, scene: Scene, node_id: str) -> None:
+    text = scene.text(node_id, scene.width)
+    line = LineBuilder()
     start = line.add_node(text)
-    picture.anchors[item.node_id] = (len(picture.lines), start, start + len(text.text))
+    picture.anchors[node_id] = (len(picture.lines), start, start + len(text.text))
     picture.markers |= text.markers
-    if not item.refs:
+    preds = _in_label_order(scene, node_id, list(scene.index.preds[node_id]))
+    pieces: list[tuple[str, str | None]] = [(scene.ref(p), REF_STYLE) for p in preds]
+    for param in scene.params.get(node_id, []):
+        param_text = scene.param_text(param, scene.width)
+        picture.markers |= param_text.markers
+        pieces += [(seg.text, seg.style) for seg in param_text.segments[:1]]
+        pieces[-1] = (pieces[-1][0] + "".join(seg.text for seg in param_text.segments[1:]), pieces[-1][1])
+    if not pieces:
         _emit(picture, line)
         return
-    names = ", ".join(scene.ref(r) for r in _in_label_order(scene, item.node_id, item.refs))
     lead = f"  {scene.charset.ref} "
-    if PIECE * len(item.prefix) + text.width + text_width(lead) + text_width(names) <= scene.width:
-        _emit(picture, line.add(lead + names, REF_STYLE))
-        return
+    one_line = text.width + text_width(lead) + sum(text_width(t) + 2 for t, _ in pieces) - 2
+    if one_line > scene.width:  # the inputs go on lines of their own under the entry
+        _emit(picture, line)
+        lead = "   " + lead.lstrip()
+        line = LineBuilder()
+    used = (0 if one_line > scene.width else text.width) + text_width(lead)
+    line.add(lead, REF_STYLE)
+    for i, (piece, style) in enumerate(pieces):
+        sep = ", " if i < len(pieces) - 1 else ""
+        piece = cut_cells(piece, max(4, scene.width - text_width(lead) - len(sep)), scene.charset.ellipsis)
+        if i and used + text_width(piece + sep) > scene.width:
+            _emit(picture, line)
+            line = LineBuilder().add(" " * text_width(lead), REF_STYLE)
+            used = text_width(lead)
+        line.add(piece, style)
+        line.add(sep, REF_STYLE)
+        used += text_width(piece + sep)
     _emit(picture, line)
-    outer = list(item.prefix)
-    if outer and outer[0] == scene.charset.tee:
-        outer[0] = scene.charset.spine
-    cont = "".join(reversed(outer)) + (scene.charset.spine if item.continues else "   ")
-    lead = lead.lstrip()
-    for part in textwrap.wrap(names, max(8, scene.width - text_width(cont) - text_width(lead))):
-        _emit(picture, LineBuilder().add(cont, EDGE_STYLE).add(lead + part, REF_STYLE))
 
 
 def _in_label_order(scene: Scene, node_id: str, refs: list[str]) -> list[str]:
-    """References in the order the label names them: ``BCE(z, y)  ◀ z, y``."""
+    """Inputs in the order the label names them: ``BCE(z, y)  ◀ z, y``."""
     label = scene.all_nodes[node_id].label
     names = {r: scene.ref(r).split(" ")[0] for r in refs}
 

@@ -1,0 +1,96 @@
+"""The part of a graph a step touched, so a step draws what it changed.
+
+A step's picture shows the nodes whose state the step changed (made,
+freed, given a gradient, changed in place, renamed, dropped) and, so they can
+be read, their direct inputs. A node drawn only as such an input whose own
+inputs are left out says so (``[⋯]``), and a note names what is not drawn.
+A step that changed nothing draws nothing; ``:graph`` and ``--graph full``
+draw everything.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from gradtutor.model import Graph
+
+# A connected part of the graph this small is drawn whole when the step
+# touched it: leaving out a few of its nodes would cost a marker and save
+# nothing. In a bigger part, when what is kept is most of it, the same.
+_SMALL = 8
+_MOSTLY = 0.75
+
+
+@dataclass(frozen=True)
+class Focus:
+    """What ``touched_part`` left out: how many nodes, and the names of some."""
+
+    omitted: int = 0
+    names: tuple[str, ...] = ()
+
+
+def touched_part(graph: Graph, previous: Graph | None) -> tuple[Graph, Focus]:
+    """``graph`` cut down to what changed since ``previous`` (the graph drawn
+    last), with context: a connected part the step touched is drawn whole when
+    small, else its changed nodes and their direct inputs; a part it did not
+    touch is left out. The whole graph when nothing was drawn before; an empty
+    graph when nothing changed."""
+    if previous is None:
+        return graph, Focus()
+    before = {n.id: n for n in previous.nodes}
+    touched = {n.id for n in graph.nodes if before.get(n.id) != n}
+    if not touched:
+        return Graph(), Focus()
+    inputs: dict[str, list[str]] = {}
+    for edge in graph.edges:
+        inputs.setdefault(edge.dst, []).append(edge.src)
+    keep: set[str] = set()
+    for part in _connected_parts(graph):
+        changed = part & touched
+        if not changed:
+            continue
+        near = set(changed)
+        for node_id in changed:
+            near.update(inputs.get(node_id, ()))
+        keep |= part if len(part) <= _SMALL or len(near) >= _MOSTLY * len(part) else near
+    if len(keep) == len(graph.nodes):
+        return graph, Focus()
+    nodes = []
+    for node in graph.nodes:
+        if node.id not in keep:
+            continue
+        if any(src not in keep for src in inputs.get(node.id, ())):
+            node = replace(node, inputs_hidden=True)
+        nodes.append(node)
+    edges = tuple(e for e in graph.edges if e.src in keep and e.dst in keep)
+    left_out = [n for n in graph.nodes if n.id not in keep and not n.dropped]
+    names = tuple(dict.fromkeys(name for n in left_out for name in n.names))
+    return Graph(tuple(nodes), edges), Focus(len(left_out), names)
+
+
+def _connected_parts(graph: Graph) -> list[set[str]]:
+    """The node ids of each connected part of ``graph``, edges taken both ways."""
+    parent = {n.id: n.id for n in graph.nodes}
+
+    def root(node_id: str) -> str:
+        while parent[node_id] != node_id:
+            parent[node_id] = parent[parent[node_id]]
+            node_id = parent[node_id]
+        return node_id
+
+    for edge in graph.edges:
+        if edge.src in parent and edge.dst in parent:
+            parent[root(edge.src)] = root(edge.dst)
+    parts: dict[str, set[str]] = {}
+    for node_id in parent:
+        parts.setdefault(root(node_id), set()).add(node_id)
+    return list(parts.values())
+
+
+def focus_note_fields(focus: Focus) -> dict[str, object]:
+    """The fields of the note that says what the picture leaves out."""
+    shown = focus.names[:3]
+    return {"names": ", ".join(shown), "count": focus.omitted - len(shown), "total": focus.omitted}
+
+
+__all__ = ["Focus", "touched_part", "focus_note_fields"]
