@@ -228,3 +228,14 @@ def test_in_an_input_of_several_statements_output_comes_under_the_statement_that
     at = lines.index
     assert at("── line 3 print('value', i)") + 1 == at("value 0")
     assert at("── line 3, run 2 print('value', i)") + 1 == at("value 1")
+
+
+def test_pictures_follow_the_terminal_when_it_is_resized(terminal):
+    terminal.run("a = torch.ones(2, requires_grad=True)")
+    wide = terminal.run("loss_of_a_long_name = (a * 2 + a.exp()).sum()")
+    assert "a [leaf] ──▶ (a * 2 + a.exp()).sum() = loss_of_a_long_name" in wide
+    terminal.child.setwinsize(50, 40)
+    narrow = terminal.run("other_long_name = (a * 3 + a.exp()).sum()")
+    assert "fits in 37 columns" in " ".join(narrow.split())  # the note says the real width
+    drawn = [line for line in narrow.splitlines() if "◀" in line or "other_long_name" in line]
+    assert drawn and all(len(line) <= 40 for line in narrow.splitlines()[1:]), narrow

@@ -55,7 +55,9 @@ def run_shell(args: argparse.Namespace, env: Environment | None = None, first_in
     console = make_console(env, width=settings.width, plain=getattr(args, "plain", False))
     session.print_now = lambda renderable: console.print(renderable, crop=False)
     if env.stdin_isatty and env.stdout_isatty:
-        return InteractiveShell(session, console, env, first_input).run()
+        shell = InteractiveShell(session, console, env, first_input)
+        shell.fixed_width = bool(getattr(args, "width", None))
+        return shell.run()
     loader.start()
     return run_piped(session, console, env.stdin, first_input)
 
@@ -205,6 +207,7 @@ class InteractiveShell:
         self.console = console
         self.env = env
         self.first_input = first_input
+        self.fixed_width = False  # --width was given: the terminal's width is not followed
 
     def _prompt_session(self) -> Any:
         from prompt_toolkit import PromptSession
@@ -301,9 +304,23 @@ class InteractiveShell:
                 continue  # Ctrl-C while typing: a fresh prompt
             except EOFError:
                 return 0
+            self.follow_terminal_width()
             reply = execute_safely(self.session, self.console, text)
             if reply.exit_code is not None:
                 return reply.exit_code
+
+    def follow_terminal_width(self) -> None:
+        """Draw for the terminal as it is now: a window resized since the
+        last input gets pictures of its new width (unless --width fixed it)."""
+        if self.fixed_width:
+            return
+        try:
+            width = max(20, os.get_terminal_size(self.env.stdout.fileno()).columns)
+        except (OSError, ValueError, AttributeError):
+            return
+        if width != self.session.settings.width:
+            self.console.width = width
+            self.session.set_width(width)
 
 
 def history_path(data_dir: str) -> str | None:

@@ -17,7 +17,7 @@ import io
 import os
 import threading
 import traceback
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
 from rich.console import Group, RenderableType
@@ -236,6 +236,7 @@ class ShellSession:
             show_graph=s.show_graph,
             language=s.language,
             locate=self.locate,
+            full_graph_hint=":graph",
         )
 
     def msg(self, key: str, **fields: object) -> str:
@@ -491,6 +492,13 @@ class ShellSession:
         if not inputs:
             return Reply([Text(self.msg("history_empty"))])
         return Reply([Text("\n".join(f"{i + 1:>3}  {h}" for i, h in enumerate(inputs)))])
+
+    def set_width(self, width: int) -> None:
+        """Draw at ``width`` cells from now on (the terminal was resized)."""
+        self.settings.width = width
+        if self._narrator is not None:
+            self._narrator.options = replace(self._narrator.options, width=width)
+        self.transcript.options = self._options()
 
     def _cmd_lang(self, arg: str) -> Reply:
         if arg:
