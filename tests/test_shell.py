@@ -218,3 +218,15 @@ def test_ctrl_r_searches_history_and_suggestions_come_from_history(tmp_path):
 def test_only_a_final_expression_shows_its_value(tmp_path):
     _, out, session = drive("1 + 1" + ALT_ENTER + "x = 5" + ALT_ENTER + "x * 2" + ENTER + CTRL_D, tmp_path)
     assert "Out[1]: 10" in out and "Out[1]: 2" not in out
+
+
+def test_the_same_lines_typed_in_two_inputs_are_not_a_loop_running_again(tmp_path):
+    # Code objects compare equal across files: the engine must not count
+    # In [2]'s line 1 as a second run of In [1]'s.
+    block = "if True:\n    x = torch.ones(2, requires_grad=True)\n    y = x * 2\n"
+    env = make_env(tmp_path, io.StringIO(block + "\n" + block + "\n"))
+    session = ShellSession(ShellSettings(width=80))
+    run_piped(session, make_console(env, width=80, plain=True), env.stdin)
+    out = env.stdout.getvalue()
+    assert out.count("── line 2 x = torch.ones(2, requires_grad=True)") == 2, out
+    assert "run 2" not in out

@@ -177,7 +177,7 @@ class Engine:
         self.internal_errors: list[InternalError] = []  # the tutor's own failures while tracing
         self.in_child = False  # a forked child process: it never narrates
         _engines.add(self)
-        self._counts: dict[tuple[Any, int], int] = {}  # executions of each statement
+        self._counts: dict[tuple[Any, str, int], int] = {}  # executions of each statement
         self._shown: dict[tuple[Any, int], set[tuple[Any, ...]]] = {}  # event kinds shown per statement
 
     def _is_user_file(self, filename: str) -> bool:
@@ -445,8 +445,9 @@ class Engine:
                 parts.append(origin)
             state.origin.parts = tuple(parts)
         # Counted per code object, not per call: a function called in a loop is
-        # a loop body too.
-        key = (state.code, stmt.start)
+        # a loop body too. Code objects compare equal across files (the same
+        # line typed in two shell inputs): the file is part of the key.
+        key = (state.code, state.code.co_filename, stmt.start)
         count = self._counts[key] = self._counts.get(key, 0) + 1
         self.context.origin = state.origin
         if self.on_begin is not None:
@@ -516,7 +517,7 @@ class Engine:
         quiet_reads = ag.hidden_from_user_modes()
         quiet_reads.__enter__()
         try:
-            iteration = self._counts.get((state.code, stmt.start), 1)
+            iteration = self._counts.get((state.code, state.code.co_filename, stmt.start), 1)
             output = self._take_output()
             if (
                 iteration > self.max_iterations and not output and returning is None

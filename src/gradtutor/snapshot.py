@@ -294,6 +294,8 @@ class Snapshotter:
         has_grad = leaf is not None and leaf.grad is not None
         dual = leaf is not None and bool(names) and ag.is_dual(leaf)
         path, module = param_names.get(id(leaf), ("", "")) if leaf is not None else ("", "")
+        if path:
+            former = ()  # a module's parameter is drawn by its path, not as a loop variable's "p (old)"
         label = names[0] if names else path or (former[0] if former else "tensor")
         key = (names, former, has_grad, label, module, tag.requires_grad, dual)
         if tag.view is None or tag.view[0] != key:
