@@ -1,0 +1,296 @@
+"""Readable at any size: a step draws what it touched, loops fold, a picture
+is about one screen, and the JSON document is small and rebuilds every graph."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import re
+from pathlib import Path
+
+import jsonschema
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from conftest import explain_json
+from gradtutor.cli import main
+from gradtutor.jsondoc import apply_delta, graph_delta, schema
+from gradtutor.model import Edge, Graph, Node
+from gradtutor.narrate import MAX_PICTURE_LINES
+from gradtutor.render import render_graph
+from gradtutor.render.focus import touched_part
+from gradtutor.render.repeats import fold_repeats
+from test_render_properties import check, small_dags
+
+GOLDEN = Path(__file__).parent / "golden"
+CORPUS = Path(__file__).parent / "corpus"
+REGENERATE = os.environ.get("GRADTUTOR_REGEN") == "1"
+HEADER = re.compile(r"^(── |-- )line ")
+
+
+def explain_text(path: Path, *options: str) -> str:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+        main(["explain", "--plain", "--width", "100", *options, str(path)])
+    return out.getvalue()
+
+
+def steps_of(text: str) -> list[list[str]]:
+    """The narration cut at each step header."""
+    steps: list[list[str]] = []
+    for line in text.splitlines():
+        if HEADER.match(line) or not steps:
+            steps.append([])
+        steps[-1].append(line)
+    return steps
+
+
+def matches_golden(name: str, text: str) -> None:
+    path = GOLDEN / name
+    if REGENERATE:
+        path.write_text(text, encoding="utf-8")
+    assert text == path.read_text(encoding="utf-8")
+
+
+# -- the part a step touched ------------------------------------------------------
+BIG = """
+import torch
+x = torch.randn(4, 3)
+w1 = torch.randn(3, 5, requires_grad=True)
+b1 = torch.zeros(5, requires_grad=True)
+w2 = torch.randn(5, 2, requires_grad=True)
+b2 = torch.zeros(2, requires_grad=True)
+h = torch.relu(x @ w1 + b1)
+z = h @ w2 + b2
+p = torch.softmax(z, dim=1)
+t = torch.tensor([0, 1, 1, 0])
+loss = torch.nn.functional.nll_loss(torch.log(p), t)
+n = 3
+reg = (w1 ** 2).sum()
+"""
+
+
+def test_a_statement_on_a_big_graph_draws_what_it_made_and_its_inputs(program):
+    text = explain_text(program(BIG))
+    steps = steps_of(text)
+    # `n = 3` touched no graph: nothing is drawn.
+    [quiet] = [s for s in steps if s[0].endswith("n = 3")]
+    assert quiet == [quiet[0]]
+    [reg] = [s for s in steps if s[0].endswith("reg = (w1 ** 2).sum()")]
+    picture = "\n".join(reg)
+    assert "(w1 ** 2).sum() = reg" in picture and "w1" in picture
+    for unchanged in ("w2", "b2", "softmax", "NLL"):
+        assert unchanged not in picture.split("not drawn")[0], picture
+    assert "not drawn, unchanged by this step: x, t, b1 and 6 more nodes (--graph full shows the whole graph)" in " ".join(
+        picture.split()
+    )
+    matches_golden("touched_reg.txt", "\n".join(reg) + "\n")
+
+
+def test_graph_full_draws_everything_as_before(program):
+    text = explain_text(program(BIG), "--graph", "full")
+    [reg] = [s for s in steps_of(text) if s[0].endswith("reg = (w1 ** 2).sum()")]
+    picture = "\n".join(reg)
+    assert "NLL(log(p), t) = loss" in picture and "not drawn" not in picture
+
+
+def test_an_input_whose_own_inputs_are_left_out_says_so():
+    nodes = [Node(f"l{i}", "leaf", f"w{i}", names=(f"w{i}",)) for i in range(6)]
+    nodes += [Node("a", "statement", "w0 + w1", names=("a",), step=1), Node("b", "statement", "a * w2", names=("b",), step=2),
+              Node("c", "statement", "b + w3 + w4 + w5", names=("c",), step=3)]
+    edges = [Edge("l0", "a"), Edge("l1", "a"), Edge("a", "b"), Edge("l2", "b"), Edge("b", "c"),
+             Edge("l3", "c"), Edge("l4", "c"), Edge("l5", "c")]
+    before = Graph(tuple(nodes[:8]), tuple(edges[:4]))
+    after = Graph(tuple(nodes), tuple(edges))
+    part, focus = touched_part(after, before)
+    assert {n.id for n in part.nodes} == {"c", "b", "l3", "l4", "l5"}
+    assert [n.id for n in part.nodes if n.inputs_hidden] == ["b"]
+    assert focus.omitted == 4 and focus.names == ("w0", "w1", "w2", "a")
+    drawing = render_graph(part, width=80, current_step=3)
+    assert "a * w2 = b [more before]" in str(drawing)
+    assert "what it was computed from is left out of this picture" in str(drawing)
+
+
+@settings(max_examples=150, deadline=None)
+@given(small_dags(), st.data())
+def test_the_touched_part_is_a_subgraph_that_draws_every_edge_in_the_width(graph: Graph, data) -> None:
+    kept = data.draw(st.sets(st.sampled_from([n.id for n in graph.nodes])))
+    previous = Graph(tuple(n for n in graph.nodes if n.id in kept), tuple(e for e in graph.edges if e.src in kept and e.dst in kept))
+    part, focus = touched_part(graph, previous)
+    if kept == {n.id for n in graph.nodes}:
+        assert part == Graph() and focus.omitted == 0  # nothing changed: nothing drawn
+        return
+    ids = {n.id for n in part.nodes}
+    assert ids <= {n.id for n in graph.nodes}
+    assert {n.id for n in graph.nodes if n.id not in kept} <= ids  # every new node is drawn
+    # Every edge between drawn nodes is kept, and nothing else.
+    assert set(part.edges) == {e for e in graph.edges if e.src in ids and e.dst in ids}
+    assert focus.omitted == sum(1 for n in graph.nodes if n.id not in ids and not n.dropped)
+    if part.nodes:
+        width = data.draw(st.integers(40, 120))
+        check(part, width, "statements", "unicode")
+        check(part, width, "ops", "ascii")
+
+
+# -- loops fold -------------------------------------------------------------------
+CHAIN = """
+import torch
+x = torch.tensor(2.0, requires_grad=True)
+y = x
+for i in range(60):
+    y = y * 1.0001
+loss = y * 3
+loss.backward()
+"""
+
+RNN = """
+import torch
+torch.manual_seed(0)
+W = torch.randn(4, 4, requires_grad=True)
+xs = torch.randn(30, 4)
+h = torch.zeros(4)
+outputs = []
+for t in range(30):
+    h = torch.tanh(h @ W + xs[t])
+    outputs.append(h * 2)
+out = torch.stack(outputs).sum()
+out.backward()
+"""
+
+
+def test_a_long_chain_is_drawn_folded(program):
+    text = explain_text(program(CHAIN))
+    [step] = [s for s in steps_of(text) if s[0].endswith("loss = y * 3")]
+    picture = "\n".join(step)
+    # (plain output is ASCII) The current y is named, so 59 rounds fold: 2
+    # first, 55 in one entry, 2 last.
+    assert [line.split("  <-")[0].strip() for line in step if "1.0001" in line.split("  <-")[0]] == [
+        "y * 1.0001 = y (old) #1", "y * 1.0001 = y (old) #2", "... 55 x y * 1.0001 ...",
+        "y * 1.0001 = y (old) #3", "y * 1.0001 = y (old) #4", "y * 1.0001 = y"]
+    matches_golden("folded_chain.txt", picture + "\n")
+    # The whole graph on request: every round.
+    full = explain_text(program(CHAIN), "--graph", "full")
+    [step] = [s for s in steps_of(full) if s[0].endswith("loss = y * 3")]
+    assert "\n".join(step).count("y * 1.0001 = y") == 60
+
+
+def test_a_repeated_block_is_drawn_once_with_a_count(program):
+    text = explain_text(program(RNN))
+    [step] = [s for s in steps_of(text) if s[0].endswith("out = torch.stack(outputs).sum()")]
+    picture = "\n".join(step)
+    assert "... 25 x tanh(...), outputs.append(...) ..." in picture
+    assert len(step) <= MAX_PICTURE_LINES + 12
+    matches_golden("folded_block.txt", picture + "\n")
+
+
+def test_folding_keeps_the_graph_acyclic_and_named_nodes():
+    nodes = [Node("x", "leaf", "x", names=("x",))]
+    edges = []
+    for i in range(10):
+        nodes.append(Node(f"a{i}", "statement", "h * 2", line=5))
+        nodes.append(Node(f"b{i}", "statement", "tanh(h)", line=6))
+        edges += [Edge(nodes[-3].id if i else "x", f"a{i}"), Edge(f"a{i}", f"b{i}")]
+    nodes.append(Node("h", "statement", "tanh(h)", line=6, names=("h",)))
+    edges.append(Edge("b9", "h"))
+    folded, info = fold_repeats(Graph(tuple(nodes), tuple(edges)))
+    assert info.nodes == 12 and info.stretches == 1
+    ids = [n.id for n in folded.nodes]
+    assert "h" in ids and "x" in ids and "a1" in ids and "b8" in ids and "a5" not in ids
+    position = {node_id: i for i, node_id in enumerate(ids)}
+    assert all(position[e.src] < position[e.dst] for e in folded.edges)  # inputs before users: no cycle
+    [fold] = [n for n in folded.nodes if n.id.startswith("fold:")]
+    assert fold.label == "… 6 × h * 2, tanh(…) …"
+
+
+# -- bounded on real programs ------------------------------------------------------
+def test_a_real_training_script_stays_readable():
+    """The LSTM time-series script (60 steps unrolled, LBFGS): every step fits
+    about one screen, and the whole narration is a few pages, not thousands."""
+    text = explain_text(CORPUS / "examples_time_sequence_prediction.py")
+    steps = steps_of(text)
+    assert max(len(s) for s in steps) <= 60, max(steps, key=len)
+    assert len(text.splitlines()) <= 1500
+    assert all(len(line) <= 100 for line in text.splitlines() if not line.startswith("loss:"))
+
+
+def test_a_gan_at_the_op_level_stays_readable():
+    text = explain_text(CORPUS / "examples_dcgan.py", "--level", "ops")
+    assert len(text.splitlines()) <= 2500
+    assert max(len(s) for s in steps_of(text)) <= 60
+
+
+# -- JSON ---------------------------------------------------------------------------
+def test_the_document_has_a_version_and_carries_a_graph_only_where_it_changed(program):
+    path = program(BIG)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        main(["explain", "--format", "json", str(path)])
+    raw = json.loads(out.getvalue())
+    assert raw["version"] == 2
+    by_source = {s["source"]: s for s in raw["steps"]}
+    assert "graph" not in by_source["n = 3"] and "graph_delta" not in by_source["n = 3"]
+    delta = by_source["reg = (w1 ** 2).sum()"]["graph_delta"]
+    assert [n["label"] for n in delta["nodes"]] == ["(w1 ** 2).sum()"] and delta["removed"] == []
+    # One step per line: a reader can grep it.
+    assert len(out.getvalue().splitlines()) == len(raw["steps"]) + len(raw) + 3  # braces, "steps": [ and ]
+    doc = explain_json(path)  # schema-valid, graphs rebuilt (conftest)
+    assert [n["label"] for n in doc["steps"][-1]["graph"]["nodes"]][-1] == "(w1 ** 2).sum()"
+
+
+def test_the_schema_rejects_what_the_document_must_not_be(program):
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        main(["explain", "--format", "json", str(program(BIG))])
+    doc = json.loads(out.getvalue())
+    jsonschema.validate(doc, schema())
+    for broken in (
+        {k: v for k, v in doc.items() if k != "version"},
+        dict(doc, version=1),
+        dict(doc, steps=[dict(doc["steps"][0], graph={"nodes": [], "edges": []}, graph_delta={
+            "nodes": [], "removed": [], "edges_added": [], "edges_removed": []})]),
+        dict(doc, steps=[dict(doc["steps"][0], graph={"nodes": [{"id": "n1"}], "edges": []})]),
+    ):
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate(broken, schema())
+
+
+def test_a_delta_puts_a_node_made_long_ago_in_its_place():
+    a, b, c = ({"id": i, "kind": "leaf"} for i in "abc")
+    before = {"nodes": [a, c], "edges": []}
+    after = {"nodes": [a, b, c], "edges": [["a", "c"], ["b", "c"]]}
+    delta = graph_delta(before, after)
+    assert delta is not None and delta["order"] == ["a", "b", "c"]
+    rebuilt = apply_delta(before, delta)
+    assert rebuilt["nodes"] == after["nodes"]
+    assert sorted(rebuilt["edges"]) == sorted(after["edges"])
+
+
+def test_the_json_of_the_time_series_script_is_small():
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+        main(["explain", "--format", "json", str(CORPUS / "examples_time_sequence_prediction.py")])
+    assert len(out.getvalue().encode()) < 600 * 1024
+
+
+def test_a_note_is_said_once_in_a_picture():
+    g = Graph((Node("x", "leaf", "x", names=("x",)), Node("s", "statement", "x * 2", names=("y",), step=1)), (Edge("x", "s"),))
+    drawing = render_graph(g, width=80, current_step=1, notes=("the same note", "the same note"))
+    assert sum("the same note" in line for line in drawing.legend) == 1
+
+
+def test_a_parameter_a_loop_variable_let_go_of_is_drawn_by_its_path(program):
+    path = program("""
+        import torch
+        net = torch.nn.Linear(3, 1)
+        for p in net.parameters():
+            p.requires_grad = True
+        p = None
+        out = net(torch.ones(2, 3)).sum()
+    """)
+    doc = explain_json(path, options=("--level", "ops"))
+    leaves = [n for n in doc["steps"][-1]["graph"]["nodes"] if n["kind"] == "leaf"]
+    assert sorted(n["label"] for n in leaves) == ["net.bias", "net.weight"]
+    assert not any(n.get("former_names") for n in leaves)
