@@ -294,3 +294,25 @@ def test_a_parameter_a_loop_variable_let_go_of_is_drawn_by_its_path(program):
     leaves = [n for n in doc["steps"][-1]["graph"]["nodes"] if n["kind"] == "leaf"]
     assert sorted(n["label"] for n in leaves) == ["net.bias", "net.weight"]
     assert not any(n.get("former_names") for n in leaves)
+
+
+def test_ascii_narration_of_a_folded_loop_is_all_ascii(program):
+    text = explain_text(program(CHAIN), "--ascii")
+    assert "... 55 x y * 1.0001 ..." in text
+    assert text.isascii(), [line for line in text.splitlines() if not line.isascii()]
+
+
+def test_no_edge_lands_on_a_marker():
+    # Three inputs the label does not name, and a one-character expression:
+    # the bars have nowhere to land but the markers. They never do.
+    nodes = (Node("a", "leaf", "a", names=("a",)), Node("b", "leaf", "b", names=("b",)), Node("c", "leaf", "c", names=("c",)),
+             Node("s", "statement", "f", names=("y",), step=1, saved="freed", freed_by_line=3))
+    edges = (Edge("a", "s"), Edge("b", "s"), Edge("c", "s"))
+    for width in (40, 80):
+        drawing = render_graph(Graph(nodes, edges), width=width, current_step=2)
+        line, start, end = next(a[1:] for a in drawing.anchors if a[0] == "s")
+        expr_end = start + len("f")
+        for row in (line - 1, line + 1):
+            if 0 <= row < len(drawing.picture):
+                above = drawing.picture[row][expr_end:end]
+                assert not set(above) & set("│╮╯╰╭┬┴┼▼▲|"), (width, str(drawing))

@@ -173,7 +173,7 @@ def _hidden_epilogue(result: RunResult, narrator: Any) -> str:
     again, and how to see them."""
     from gradtutor.narrate import hidden_text
 
-    text = hidden_text(result.hidden_steps, narrator.repeated(result.hidden_repeated), more=False)
+    text = hidden_text(result.hidden_steps, narrator.repeated(result.hidden_repeated), more=False, ascii=narrator.options.ascii)
     return text[:-1] + "; --max-iterations N shows more)"
 
 

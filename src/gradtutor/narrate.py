@@ -15,7 +15,7 @@ from rich.text import Text
 
 
 from gradtutor.explanations import ExplanationBook, Locate
-from gradtutor.model import LEVEL_STATEMENTS, Event, Graph, Snapshot, Step, is_routine
+from gradtutor.model import LEVEL_STATEMENTS, MODULE, Event, Graph, Snapshot, Step, is_routine
 from gradtutor.render import Drawing, GraphView, render_graph
 from gradtutor.render.vertical_view import VERTICAL
 from gradtutor.render.focus import Focus, focus_note_fields, touched_part
@@ -124,7 +124,13 @@ class EventNote:
 
 
 def event_note(
-    event: Event, book: ExplanationBook, *, full: bool = True, file: str = "", locate: Locate | None = None
+    event: Event,
+    book: ExplanationBook,
+    *,
+    full: bool = True,
+    file: str = "",
+    locate: Locate | None = None,
+    ascii: bool = False,
 ) -> EventNote:
     explanation = book.explain(event, file=file, locate=locate)
     style = _SEVERITY_STYLE.get(event.kind, "bold")
@@ -134,7 +140,7 @@ def event_note(
     title = explanation.title
     times = event.get("times")
     if isinstance(times, int) and times > 1:
-        title += f" (×{times})"
+        title += f" ({_times(ascii)}{times})"
     return EventNote(event.kind, title, text, style)
 
 
@@ -173,7 +179,7 @@ def event_renderable(
     locate: Locate | None = None,
 ) -> RenderableType:
     """One event: a bullet with its title and, unless routine, its explanation."""
-    return note_renderable(event_note(event, book, full=full, file=file, locate=locate), ascii=ascii)
+    return note_renderable(event_note(event, book, full=full, file=file, locate=locate, ascii=ascii), ascii=ascii)
 
 
 def graph_renderable(
@@ -234,8 +240,9 @@ class OneLine:
     """Text kept on one line, cut with "…" at the width it is given (rich's
     ``no_wrap`` still breaks a Text at its spaces when printed on its own)."""
 
-    def __init__(self, text: Text) -> None:
+    def __init__(self, text: Text, ascii: bool = False) -> None:
         self.text = text
+        self.ascii = ascii
 
     @property
     def plain(self) -> str:
@@ -243,7 +250,12 @@ class OneLine:
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         line = self.text.copy()
-        line.truncate(max(1, options.max_width), overflow="ellipsis")
+        if self.ascii:
+            if line.cell_len > options.max_width:
+                line.truncate(max(1, options.max_width - 3))
+                line.append("...")
+        else:
+            line.truncate(max(1, options.max_width), overflow="ellipsis")
         yield from line.render(console)
         yield Segment.line()
 
@@ -254,19 +266,24 @@ def step_header(step: Any, *, ascii: bool, where: str | None = None) -> OneLine:
     first, *rest = step.source.splitlines() or [""]
     rule = "--" if ascii else "──"
     place = where if where is not None else step_where(step)
-    return OneLine(Text.assemble((f"{rule} {place} ", "bold blue"), (first.strip() + (" …" if rest else ""), "bold")))
+    more = (" ..." if ascii else " …") if rest else ""
+    return OneLine(Text.assemble((f"{rule} {place} ", "bold blue"), (first.strip() + more, "bold")), ascii)
 
 
 _GRAD_TEXT_LIMIT = 60
 
 
-def format_grad(value: Any) -> str:
+def _times(ascii: bool) -> str:
+    return "x" if ascii else "×"
+
+
+def format_grad(value: Any, ascii: bool = False) -> str:
     """A gradient as ``Snapshot.grads`` holds it, in a few characters: the
     values while they fit (``[4.0, 8.0]``), else a summary."""
     if value is None:
         return "None"
     if isinstance(value, dict):  # summarised by the snapshot: too many elements
-        shape = "×".join(str(s) for s in value.get("shape", ()))
+        shape = _times(ascii).join(str(s) for s in value.get("shape", ()))
         if "mean" not in value:
             return f"<{shape}>"
         return f"<{shape}, mean {value['mean']:.4g}, norm {value['norm']:.4g}>"
@@ -295,19 +312,19 @@ def _flatten(value: Any) -> Iterator[float]:
         yield float(value)
 
 
-def hidden_text(count: int, repeated: Sequence[tuple[str, int]] = (), *, more: bool = True) -> str:
+def hidden_text(count: int, repeated: Sequence[tuple[str, int]] = (), *, more: bool = True, ascii: bool = False) -> str:
     """What a note about hidden loop steps says: that they said nothing new,
     and, when they had events, which ones happened again and how often."""
     plural = "s" if count != 1 else ""
     what = f"{count} {'more ' if more else ''}loop step{plural}"
     if not repeated:
         return f"({what} without events not shown)"
-    again = "; ".join(f"{title} ×{n}" if n > 1 else title for title, n in repeated)
+    again = "; ".join(f"{title} {_times(ascii)}{n}" if n > 1 else title for title, n in repeated)
     return f"({what} not shown; what they did was shown above and happened again: {again})"
 
 
-def hidden_note(count: int, repeated: Sequence[tuple[str, int]] = ()) -> RenderableType:
-    return indented(Wrapped(hidden_text(count, repeated), "dim"))
+def hidden_note(count: int, repeated: Sequence[tuple[str, int]] = (), ascii: bool = False) -> RenderableType:
+    return indented(Wrapped(hidden_text(count, repeated, ascii=ascii), "dim"))
 
 
 class Narrator:
@@ -329,7 +346,7 @@ class Narrator:
         has nothing to add to (a NameError, a shape mismatch) is left to the
         traceback, which already says it: repeating its last line helps no one."""
         return [
-            event_note(e, self.book, file=step.file, locate=self.locate)
+            event_note(e, self.book, file=step.file, locate=self.locate, ascii=self.options.ascii)
             for e in step.events
             if not (e.kind == "error" and e.get("cause") == "other")
         ]
@@ -340,7 +357,11 @@ class Narrator:
     def grad_change_lines(self, step: Step) -> list[str]:
         """``x.grad: [4.] → [8.]``, one line per gradient the step changed."""
         arrow = "->" if self.options.ascii else "→"
-        return [f"{name}.grad: {format_grad(before)} {arrow} {format_grad(after)}" for name, before, after in step.grad_changes]
+        ascii = self.options.ascii
+        return [
+            f"{name}.grad: {format_grad(before, ascii)} {arrow} {format_grad(after, ascii)}"
+            for name, before, after in step.grad_changes
+        ]
 
     def grad_changes(self, step: Step) -> list[RenderableType]:
         return [indented(Text(line, GRAD_CHANGE_STYLE)) for line in self.grad_change_lines(step)]
@@ -357,8 +378,8 @@ class Narrator:
         if self.options.graph == "full":
             return graph_drawing(snapshot, self.options, explained=self.explained)
         part, focus = touched_part(graph, previous)
-        if not part.nodes:
-            return None
+        if not part.edges and all(n.kind == MODULE for n in part.nodes):
+            return None  # only a module's parameters, used by no graph yet (its __init__): no autograd to see
         notes = (self.focus_note(focus),) if focus.omitted else ()
         drawing = self.bounded_drawing(snapshot, part, notes)
         self.explained.update(key for key in drawing.keys if not _names_a_place(key))
@@ -373,7 +394,8 @@ class Narrator:
         tries = []
         for keep in (2, 1):
             folded_part, folded = fold_repeats(part, keep=keep, ascii=self.options.ascii)
-            fold_notes = (self.say("fold", nodes=folded.nodes, hint=hint),) if folded.nodes else ()
+            dots, times = ("...", "x") if self.options.ascii else ("…", "×")
+            fold_notes = (self.say("fold", nodes=folded.nodes, hint=hint, dots=dots, times=times),) if folded.nodes else ()
             for view in (None, VERTICAL):
                 drawing = graph_drawing(
                     snapshot, self.options, explained=set(self.explained), graph=folded_part,
@@ -415,7 +437,7 @@ class Narrator:
         out: list[RenderableType] = []
         hidden = step.extra.get("hidden", 0)
         if hidden:
-            out.append(hidden_note(hidden, self.repeated(step.extra.get("repeated", ()), step.file)))
+            out.append(hidden_note(hidden, self.repeated(step.extra.get("repeated", ()), step.file), self.options.ascii))
         out.append(step_header(step, ascii=self.options.ascii))
         out.extend(self.events(step))
         out.extend(self.grad_changes(step))

@@ -154,13 +154,22 @@ class Snapshotter:
             remember = False
         tensors, modules = split_namespace(namespace)
         param_names: dict[int, tuple[str, str]] = {}
-        module_sizes: dict[str, int] = {}
+        module_sizes: dict[str, int] = {}  # the modules drawn, one node each
+        sizes: dict[str, int] = {}  # every name of a module (for :names)
         for mod_name, module in () if lite else modules:
-            size = 0
+            size, claimed = 0, False
             for p_name, param in module.named_parameters():
-                param_names.setdefault(id(param), (f"{mod_name}.{p_name}", mod_name))
+                if id(param) not in param_names:
+                    param_names[id(param)] = (f"{mod_name}.{p_name}", mod_name)
+                    claimed = True
                 size += param.numel()
-            module_sizes[mod_name] = size
+            sizes[mod_name] = size
+            # A module another name already drew (``self`` and ``model`` in
+            # ``forward``), a part of one, or one without parameters yet
+            # (``super().__init__()``) is not a node of its own: it would
+            # stand alone, apart from the graph that uses its parameters.
+            if claimed:
+                module_sizes[mod_name] = size
 
         names_of: dict[int, tuple[str, ...]] = {}
         roots: list[ag.NodeTag | ag.LeafTag] = []
@@ -219,7 +228,7 @@ class Snapshotter:
                 g = t.grad
                 if g is not None:
                     grads.append((name, summarize_values(g)))
-        snap = Snapshot(origin.exec_id, origin.line, ops, statements, self._bindings(namespace, module_sizes), tuple(grads))
+        snap = Snapshot(origin.exec_id, origin.line, ops, statements, self._bindings(namespace, sizes), tuple(grads))
         if remember:
             self._previous[frame_key] = snap
         return snap

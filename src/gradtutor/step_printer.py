@@ -60,7 +60,7 @@ class StepPrinter:
         if not start.shown:
             return
         if start.hidden:
-            self.show(hidden_note(start.hidden, self.narrator.repeated(start.repeated, start.file)))
+            self.show(hidden_note(start.hidden, self.narrator.repeated(start.repeated, start.file), self.narrator.options.ascii))
         self.show(step_header(start, ascii=self.narrator.options.ascii))
         self.headed.add(start.index)
         self.last = start.index
@@ -74,7 +74,7 @@ class StepPrinter:
         else:
             hidden = step.extra.get("hidden", 0)
             if hidden:
-                self.show(hidden_note(hidden, narrator.repeated(step.extra.get("repeated", ()), step.file)))
+                self.show(hidden_note(hidden, narrator.repeated(step.extra.get("repeated", ()), step.file), narrator.options.ascii))
             self.show(step_header(step, ascii=narrator.options.ascii))
         if step.output:
             self._output(step.output)

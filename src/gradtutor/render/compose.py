@@ -160,6 +160,7 @@ def _changed_places(scene: Scene, locate: Locate) -> list[str]:
     """Where each drawn tensor was changed in place, tensor by tensor: "h at
     line 5, line 6"; a place a loop changed many times once, with a count."""
     out: list[str] = []
+    times = "×" if scene.charset.ellipsis == "…" else "x"
     for node in scene.all_nodes.values():
         if not node.changed_at:
             continue
@@ -167,9 +168,9 @@ def _changed_places(scene: Scene, locate: Locate) -> list[str]:
         for place in node.changed_at:
             counts[place] = counts.get(place, 0) + 1
         places = ", ".join(
-            locate(file, line) + (f" (×{count})" if count > 1 else "") for (file, line), count in counts.items()
+            locate(file, line) + (f" ({times}{count})" if count > 1 else "") for (file, line), count in counts.items()
         )
-        name = (node.names or node.former_names or (node.label,))[0]
+        name = scene.charset.clean((node.names or node.former_names or (node.label,))[0])
         out.append(f"{name}: {places}")
     return out
 

@@ -1,6 +1,6 @@
 """Where a bar lands on the label it feeds: on the input's own name when the
 label shows it (``w`` drops onto the ``w`` of ``x @ w + b``), else on the
-rightmost free character of the expression."""
+rightmost free character of the expression; never on a marker."""
 
 from __future__ import annotations
 
@@ -42,7 +42,8 @@ def first_input(index: GraphIndex, node_id: str, inputs: list[str], length: dict
 def landing_columns(text: NodeText, names: list[str], fallback: bool = True) -> list[int]:
     """For each input name, a cell offset in ``text`` where its bar lands: the
     name itself in the expression when it is there and free, else the
-    rightmost free character of the expression (``-1`` when ``fallback`` is off)."""
+    rightmost free character of the expression, else ``text.width`` (past the
+    end: there is no clean landing); ``-1`` when ``fallback`` is off."""
     full = text.text
     expr_end = char_offset(full, text.expr_cells)
     expr = full[:expr_end]
@@ -60,19 +61,16 @@ def landing_columns(text: NodeText, names: list[str], fallback: bool = True) -> 
         out.append(found)
     if not fallback:
         return out
+    spots = [text_width(expr[:j]) for j, ch in enumerate(expr) if not ch.isspace()]
     for i, col in enumerate(out):
         if col >= 0:
             continue
-        for pool in (expr, full):
-            spots = [text_width(pool[:j]) for j, ch in enumerate(pool) if not ch.isspace()]
-            free = [c for c in spots if c not in used]
-            if free:
-                out[i] = free[-1]
-                used.add(free[-1])
-                break
-        else:
-            out[i] = max(used, default=-1) + 1
-            used.add(out[i])
+        free = [c for c in spots if c not in used]
+        # Never on a marker ([✗ freed]) or the names after "=": with no free
+        # character of the expression left, past the end, which the caller
+        # takes as "no clean picture".
+        out[i] = free[-1] if free else text.width
+        used.add(out[i])
     return out
 
 

@@ -28,8 +28,8 @@ WORDS: dict[str, dict[str, str]] = {
         "focus_more": " and {count} more nodes",
         "focus_only": "{count} nodes",
         "cut": "the first {lines} lines of this picture are not shown: what it was computed from ({hint} draws the whole graph)",
-        "fold": "… n × …: {nodes} nodes that the same lines of a loop made, round after round, drawn as one "
-        "({hint} draws them all)",
+        "fold": "{dots} n {times} {dots}: {nodes} nodes that the same lines made over and over (a loop, or a function "
+        "called again and again), drawn as one ({hint} draws them all)",
         "dual": "a dual tensor of forward-mode AD: its tangent (a derivative) travels forward with its value; "
         "the tangent is not part of this picture, which is the graph backward runs through",
         "old": "the name now means another tensor; this one stays in the graph because a later result uses it",
@@ -62,7 +62,7 @@ WORDS: dict[str, dict[str, str]] = {
         "focus_more": " 和另外 {count} 个节点",
         "focus_only": "{count} 个节点",
         "cut": "这张图的前 {lines} 行没有显示：那是计算它所用的部分（{hint} 画出整个计算图）",
-        "fold": "… n × …：循环中同样几行一轮又一轮生成的 {nodes} 个节点，画成一个（{hint} 画出全部）",
+        "fold": "{dots} n {times} {dots}：同样几行代码反复生成的 {nodes} 个节点（循环，或被一次次调用的函数），画成一个（{hint} 画出全部）",
         "dual": "前向模式自动微分的对偶张量：它的切向量（导数）随值一起向前传播；切向量不在这张图里，这张图是反向传播经过的计算图",
         "old": "这个名字现在指向另一个张量；这个张量仍在计算图中，因为后面的结果用到了它",
         "dropped": "已经没有任何东西用到它：只显示这一次，下一步就消失",
