@@ -316,3 +316,39 @@ def test_no_edge_lands_on_a_marker():
             if 0 <= row < len(drawing.picture):
                 above = drawing.picture[row][expr_end:end]
                 assert not set(above) & set("│╮╯╰╭┬┴┼▼▲|"), (width, str(drawing))
+
+
+def test_places_are_named_in_the_order_they_ran():
+    # Cells sort as numbers: In [9] before In [11], not as text.
+    from gradtutor.render.compose import _natural
+
+    assert sorted(["<In [11]>", "<In [9]>", "<In [10]>"], key=_natural) == ["<In [9]>", "<In [10]>", "<In [11]>"]
+
+
+def test_a_module_under_two_names_is_one_node(program):
+    doc = explain_json(program("""
+        import torch
+        class Net(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = torch.nn.Linear(3, 1)
+            def forward(self, x):
+                y = self.fc(x)
+                return y
+        model = Net()
+        out = model(torch.ones(2, 3)).sum()
+    """))
+    [inside] = [s for s in doc["steps"] if s["source"] == "y = self.fc(x)"]
+    modules = [n for n in inside["graph"]["nodes"] if n["kind"] == "module"]
+    assert len(modules) == 1 and modules[0]["names"][0] in ("model", "self")
+    # __init__ gave the module parameters but built no graph: nothing to draw there.
+    text = explain_text(program("""
+        import torch
+        class Net(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = torch.nn.Linear(3, 1)
+        model = Net()
+    """))
+    [init] = [s for s in steps_of(text) if s[0].endswith("self.fc = torch.nn.Linear(3, 1)")]
+    assert init == [init[0]]

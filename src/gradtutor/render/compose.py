@@ -18,6 +18,9 @@ drawn, then notes (what was folded, named instead of drawn, or why the list).
 
 from __future__ import annotations
 
+import re
+from typing import Any
+
 from gradtutor.model import LEVEL_OPS, LEVEL_STATEMENTS, SAVED_FREED, Graph, Snapshot
 from gradtutor.render.charset import get_charset
 from gradtutor.render.drawing import Drawing, Picture, fit_line
@@ -127,7 +130,7 @@ def _finish(picture: Picture, scene: Scene, omit_keys: frozenset[str] = frozense
             for n in scene.all_nodes.values()
             if n.saved == SAVED_FREED and n.freed_by_line is not None
         },
-        key=lambda place: (place[0], place[1]),
+        key=lambda place: (_natural(place[0]), place[1]),
     )
     locate = scene.locate or default_locate(scene.language)
     places = [locate(file, line) for file, line in freed]
@@ -154,6 +157,11 @@ def _finish(picture: Picture, scene: Scene, omit_keys: frozenset[str] = frozense
         edges=edges,
         keys=tuple(key[0] for key in keys),
     )
+
+
+def _natural(text: str) -> tuple[Any, ...]:
+    """``text`` as a sort key with its numbers as numbers: "<In [9]>" before "<In [11]>"."""
+    return tuple(int(part) if part.isdigit() else part for part in re.split(r"(\d+)", text))
 
 
 def _changed_places(scene: Scene, locate: Locate) -> list[str]:
