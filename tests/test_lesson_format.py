@@ -410,3 +410,23 @@ def test_malformed_lessons_raise_nothing_but_lesson_error(tmp_path: Path) -> Non
             crashes[case.id] = f"{type(exc).__name__}: {str(exc)[:120]}"
     assert crashes == {}
 
+
+
+def test_libyaml_and_pyyaml_read_every_course_file_the_same(monkeypatch):
+    # gradtutor reads with libyaml's parser when PyYAML has it: the data and
+    # every field's line must be what PyYAML's own parser gives.
+    import glob
+    import yaml
+    from gradtutor import yamlfile
+
+    if getattr(yaml, "CSafeLoader", None) is None:
+        pytest.skip("this PyYAML was built without libyaml: there is one parser only")
+    root = Path(__file__).parent.parent / "lessons"
+    files = sorted(glob.glob(str(root / "**" / "*.yaml"), recursive=True))
+    assert len(files) >= 10
+    for path in files:
+        fast = yamlfile.load_yaml(path)
+        monkeypatch.setattr(yamlfile, "_FAST", None)
+        slow = yamlfile.load_yaml(path)
+        monkeypatch.undo()
+        assert fast[0] == slow[0] and fast[1].keys == slow[1].keys and fast[1].values == slow[1].values, path

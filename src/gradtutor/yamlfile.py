@@ -1,7 +1,7 @@
 """Reads YAML data files safely, remembering the line of every field.
 
-PyYAML's SafeLoader builds only plain data (``!!python/object`` tags are
-refused). Alongside the data this returns where each mapping key stands and
+PyYAML's safe loader (libyaml's when available) builds only plain data
+(``!!python/object`` tags are refused); each file is parsed once. Alongside the data this returns where each mapping key stands and
 where each scalar value starts (and whether it is a ``|``/``>`` block), so
 validation errors can name the exact line, even inside a block of code.
 A key given twice is an error here, not a silently lost value.
@@ -17,6 +17,11 @@ import yaml
 from gradtutor.errors import DataFileError
 
 Path = tuple[Any, ...]
+
+# libyaml's parser when PyYAML was built with it (about twice as fast); a
+# file it refuses is read again by PyYAML's own, whose errors name the
+# mistake and its line better. Both are safe: plain data only.
+_FAST: Any = getattr(yaml, "CSafeLoader", None)
 
 
 @dataclass
@@ -56,18 +61,34 @@ def load_yaml(path: str, text: str | None = None) -> tuple[Any, Lines]:
         except (OSError, UnicodeDecodeError) as exc:
             raise DataFileError(path, None, f"cannot read: {exc}") from None
     last_line = max(1, text.count("\n") + (0 if text.endswith("\n") else 1))
+    if _FAST is not None:
+        try:
+            return _parse(_FAST, text, path)
+        except DataFileError:
+            raise  # a duplicate field: found the same way by both parsers
+        except Exception:  # noqa: BLE001 - libyaml's words for a mistake: ask PyYAML's, which name it better
+            pass
     try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-        lines = Lines()
-        if node is not None:
-            _collect(node, (), lines, path, set())
-        data = yaml.load(text, Loader=yaml.SafeLoader)
+        return _parse(yaml.SafeLoader, text, path)
     except yaml.MarkedYAMLError as exc:
         raise DataFileError(path, _error_line(exc, last_line), f"YAML error: {_error_text(exc)}") from None
     except yaml.YAMLError as exc:
         raise DataFileError(path, None, f"YAML error: {exc}") from None
     except RecursionError:
         raise DataFileError(path, None, "YAML error: nested too deep, or an alias that contains itself") from None
+
+
+def _parse(loader_class: Any, text: str, path: str) -> tuple[Any, Lines]:
+    """Parsed once: the nodes give the lines, then the data is built from them."""
+    loader = loader_class(text)
+    try:
+        node = loader.get_single_node()
+        lines = Lines()
+        if node is not None:
+            _collect(node, (), lines, path, set())
+        data = loader.construct_document(node) if node is not None else None
+    finally:
+        loader.dispose()
     return data, lines
 
 
@@ -109,7 +130,7 @@ def _collect(node: yaml.Node, path: Path, lines: Lines, filename: str, seen: set
         for i, item in enumerate(node.value):
             _collect(item, path + (i,), lines, filename, seen)
     elif isinstance(node, yaml.ScalarNode):
-        lines.values[path] = (node.start_mark.line + 1, node.style)
+        lines.values[path] = (node.start_mark.line + 1, node.style or None)  # libyaml says "" for plain
 
 
 def line_of(lines: Lines, path: Path) -> int | None:
