@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 import pytest
 import torch
 
@@ -320,3 +322,77 @@ def test_hidden_loop_steps_say_what_they_did_again(program):
     assert "(26 more loop steps not shown; what they did was shown above and happened again: " in text
     assert "w.grad was set to None ×5" in text
     assert "(7 more loop steps without events not shown)" in text
+
+
+HIDDEN_LOOPS = [
+    # a graph that grows from the 2nd iteration on
+    """
+    import torch
+    x = torch.tensor(2.0, requires_grad=True)
+    y = x
+    for i in range(30):
+        y = y * 1.0001
+    """,
+    # a name whose old tensor stays in the graph only from iteration 7 on
+    """
+    import torch
+    x = torch.ones(2, requires_grad=True)
+    keep = None
+    for i in range(12):
+        h = x * i if i >= 6 else torch.ones(2)
+        if i >= 6:
+            s = h + 1
+        keep = s if i >= 7 else None
+    """,
+    # errors caught late in a loop: a second backward, then an in-place change
+    """
+    import torch
+    w = torch.ones(3, requires_grad=True)
+    for i in range(10):
+        loss = (w * 2).sum()
+        loss.backward()
+        if i >= 7:
+            try:
+                loss.backward()
+            except RuntimeError:
+                pass
+        if i == 8:
+            a = w.exp()
+            b = a.sin()
+            try:
+                a.add_(1)
+                b.sum().backward()
+            except RuntimeError:
+                pass
+    """,
+]
+
+
+def _said(doc) -> Counter:
+    """What a run reported, shown or counted in the notes on hidden steps:
+    (kind, name, cause, old_in_graph) -> how many times."""
+    said: Counter = Counter()
+    found = [(e, 1) for s in doc["steps"] for e in s["events"]]
+    found += [(e, e["count"]) for e in doc["hidden_repeated"]]  # every hidden step's, counted
+    for e, times in found:
+        if e["kind"] == "name-bound" or (e["kind"] == "name-rebound" and not e.get("old_in_graph")):
+            continue  # not reported for hidden steps
+        said[(e["kind"], e.get("name"), e.get("cause"), e.get("old_in_graph"))] += times
+    return said
+
+
+@pytest.mark.parametrize("source", HIDDEN_LOOPS)
+def test_hidden_loop_steps_catch_what_shown_steps_would(program, source):
+    """Past --max-iterations a loop step is looked at lightly (no graph
+    built); every event and error it has is still reported, as when every
+    step is shown."""
+    path = program(source)
+    light = explain_json(path, options=("--max-iterations", "2"))
+    full = explain_json(path, options=("--max-iterations", "1000"))
+    assert full["hidden_steps"] == 0 and light["hidden_steps"] > 0
+    assert _said(light) == _said(full)
+    # A growing graph shown after lighter steps still says how big it is.
+    for step in light["steps"]:
+        for e in step["events"]:
+            if e["kind"] == "graph-growth":
+                assert isinstance(e["nodes"], int) and e["nodes"] > 0

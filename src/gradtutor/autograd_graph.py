@@ -507,6 +507,37 @@ def reachable_leaves(grad_fns: Iterable[Any]) -> list[torch.Tensor]:
     return list(leaves.values())
 
 
+class Reach:
+    """Questions about the graph of a step's named tensors, answered by
+    walking from them only until the answer is known (a lite snapshot's)."""
+
+    def __init__(self, roots: dict[str, NodeTag | LeafTag]) -> None:
+        self.roots = roots  # node id -> tag, of each named tensor that requires grad
+
+    def below(self, node_id: str, starts: Iterable[NodeTag | LeafTag]) -> bool:
+        """Is ``node_id`` an input, direct or not, of a tag of ``starts``?"""
+        seen: set[int] = set()
+        stack = [child for tag in starts for child in tag.children]
+        while stack:
+            tag = stack.pop()
+            if tag.serial in seen:
+                continue
+            if tag.node_id == node_id:
+                return True
+            seen.add(tag.serial)
+            stack.extend(tag.children)
+        return False
+
+    def in_graph(self, node_id: str) -> bool:
+        """``node_id`` is in the graph of a named tensor, as one of its inputs."""
+        return self.below(node_id, self.roots.values())
+
+    def grew_from(self, node_id: str, before: str) -> bool:
+        """The graph of ``node_id`` (a named tensor's) contains ``before``."""
+        root = self.roots.get(node_id)
+        return root is not None and self.below(before, (root,))
+
+
 def walk_tags(roots: Iterable[NodeTag | LeafTag]) -> list[NodeTag | LeafTag]:
     """Every tag reachable from ``roots``, each once, in no particular order."""
     seen: set[int] = set()

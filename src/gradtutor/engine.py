@@ -29,7 +29,7 @@ import torch
 
 from gradtutor import autograd_graph as ag
 from gradtutor.capture import OutputCapture
-from gradtutor.events import NameTracker, detect_events, is_routine
+from gradtutor.events import NameTracker, detect_events, is_routine, with_growth_sizes
 from gradtutor.model import Event, Snapshot, Step
 from gradtutor.observer import CallObserver, DetachRecord, LineContext
 from gradtutor.snapshot import Snapshotter, is_tracked_name
@@ -574,6 +574,7 @@ class Engine:
                 return
             if likely_hidden:
                 snapshot = self.snapshotter.take(namespace, origin=state.origin, frame_key=state.key, names_current=True)
+                events = with_growth_sizes(events, snapshot)
             grad_changes = self._grad_changes(namespace, snapshot)
             step = Step(
                 index=state.origin.exec_id,

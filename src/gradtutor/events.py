@@ -321,9 +321,13 @@ def _name_events(
             continue
         old_value = old.ref()
         if old_value is not value:
-            if live is None:
-                live = _ghost_candidates(ops, node_of)
-            old_in_graph = old.node is not None and old.node in live
+            if snapshot.reach is not None:  # a lite snapshot: ask the graph, do not build it
+                named = {n for n in node_of.values() if n is not None}
+                old_in_graph = old.node is not None and old.node not in named and snapshot.reach.in_graph(old.node)
+            else:
+                if live is None:
+                    live = _ghost_candidates(ops, node_of)
+                old_in_graph = old.node is not None and old.node in live
             if old_in_graph and old_value is not None:
                 if params is None:
                     params = _param_paths(visible if visible is not None else namespace)
@@ -338,10 +342,16 @@ def _name_events(
         # statements of one iteration, x = conv(x); x = relu(x), is not growth.)
         before = previous_run.get(name)
         if iteration > 1 and before is not None and before != node:
-            ancestors = _ancestors(ops, node)
-            if before in ancestors:
-                nodes = sum(1 for n in ops.nodes if n.id in ancestors and n.kind == OP)
-                events.append(Event.make("graph-growth", line, name=name, nodes=nodes))
+            if snapshot.reach is not None:
+                # Walked only until the previous value is met; its size is
+                # counted if the step is shown (``with_growth_sizes``).
+                if snapshot.reach.grew_from(node, before):
+                    events.append(Event.make("graph-growth", line, name=name))
+            else:
+                ancestors = _ancestors(ops, node)
+                if before in ancestors:
+                    nodes = sum(1 for n in ops.nodes if n.id in ancestors and n.kind == OP)
+                    events.append(Event.make("graph-growth", line, name=name, nodes=nodes))
     after = tracker.after_statement.setdefault(line, {})
     for name, bound in current.items():
         old = tracker.bound.get(name)
@@ -349,6 +359,23 @@ def _name_events(
             after[name] = bound.node
     tracker.bound = current
     return events
+
+
+def with_growth_sizes(events: list[Event], snapshot: Snapshot) -> list[Event]:
+    """``events`` with the size of each growing graph a lite snapshot left
+    out, counted on ``snapshot`` (the whole one of the same step)."""
+    if not any(e.kind == "graph-growth" and e.get("nodes") is None for e in events):
+        return events
+    node_of = {b.name: b.node for b in snapshot.bindings}
+    out = []
+    for event in events:
+        node = node_of.get(event.get("name")) if event.kind == "graph-growth" and event.get("nodes") is None else None
+        if node is not None:
+            ancestors = _ancestors(snapshot.ops, node)
+            nodes = sum(1 for n in snapshot.ops.nodes if n.id in ancestors and n.kind == OP)
+            event = Event.make("graph-growth", event.line, name=event.get("name"), nodes=nodes)
+        out.append(event)
+    return out
 
 
 def _ghost_candidates(ops: Graph, node_of: Mapping[str, str | None]) -> set[str]:

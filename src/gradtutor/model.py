@@ -217,6 +217,9 @@ class Snapshot:
     statements: Graph
     bindings: tuple[Binding, ...] = ()
     grads: tuple[tuple[str, Any], ...] = ()
+    # A lite snapshot (a loop step likely hidden) has no graphs; ``reach``
+    # answers what events ask of the graph by walking only as far as needed.
+    reach: Any = field(default=None, compare=False, repr=False)
 
     def graph(self, level: str = LEVEL_STATEMENTS) -> Graph:
         return self.ops if level == LEVEL_OPS else self.statements

@@ -184,11 +184,17 @@ class Snapshotter:
                 names_of[tag.serial] = names_of.get(tag.serial, ()) + (name,)
                 tensor_of[tag.serial] = t
 
-        tags = sorted(ag.walk_tags(roots), key=lambda tag: tag.serial)
         if names_current:
             former = self._former.get(frame_key, {})
         else:
             former = self._former_names(namespace, names_of, frame_key, follow_names)
+        if lite:
+            # No walk of the graph: events ask it only what ``Reach`` answers.
+            reach = ag.Reach({tag.node_id: tag for tag in roots})
+            return Snapshot(
+                origin.exec_id, origin.line, Graph(), Graph(), self._bindings(namespace, described=False), reach=reach
+            )
+        tags = sorted(ag.walk_tags(roots), key=lambda tag: tag.serial)
         nodes: list[Node] = []
         edges: list[Edge] = []
         origins: dict[int, ag.Origin] = {}
@@ -204,8 +210,6 @@ class Snapshotter:
             else:
                 nodes.append(self._leaf_view(tag, names, lost, param_names))
         ops = Graph(tuple(nodes), tuple(edges))
-        if lite:
-            return Snapshot(origin.exec_id, origin.line, ops, Graph(), self._bindings(namespace, described=False))
 
         consts = {
             exec_id: tuple(
