@@ -245,7 +245,9 @@ class Snapshotter:
         out of scope with its function, one of another frame, nor one whose
         tensor was changed in place (same object, new autograd node)."""
         before = self._bound.get(frame_key, {})
-        former = dict(self._former.get(frame_key, {}))
+        # Changed where it is kept when remembered (no copy of a table that a
+        # long loop makes long), else on a copy.
+        former = self._former.setdefault(frame_key, {}) if remember else dict(self._former.get(frame_key, {}))
         for name, (ref, serial) in before.items():
             if name not in namespace:
                 continue
@@ -262,7 +264,6 @@ class Snapshotter:
                 if is_tracked_name(name) and name in serial_of:
                     now[name] = (weakref.ref(value), serial_of[name])
             self._bound[frame_key] = now
-            self._former[frame_key] = former
         return former
 
     # ---- node views (cached on the tags) --------------------------------------
@@ -354,6 +355,14 @@ class Snapshotter:
     ) -> tuple[Binding, ...]:
         """Every tracked name and what it refers to. ``described=False``: only
         the tensors, with their nodes (what events need), no descriptions."""
+        if not described:  # a lite step's: tensors only, found without sorting every name
+            found = []
+            for name, value in namespace.items():
+                if isinstance(value, torch.Tensor) and is_tracked_name(name):
+                    fn = value.grad_fn
+                    tag = self.registry.tag_of(fn) if fn is not None else self.registry.known_leaf(value)
+                    found.append(Binding(name, "Tensor", tag.node_id if tag is not None else None))
+            return tuple(sorted(found, key=lambda b: b.name))
         out = []
         for name in sorted(namespace):
             value = namespace[name]
