@@ -1,48 +1,73 @@
 """CPU time of each program of the real-program corpus (tests/corpus) under
-the tutor against python, side by side in one run.
+the tutor against python, side by side in one process (torch imported once).
 
-Each program runs in its own process, as ``python PATH`` and as
-``gradtutor explain --plain PATH`` (narration to /dev/null: what a learner's
-run costs, drawings included), one after the other. The CPU time of
-importing torch (the median of 3) is taken off both, so the ratio is of the
-program's own work and the tutor's.
+For each program: a run as ``python PATH`` would run it (``runpy``), a run
+under the tutor (``explain.run_script``, as ``gradtutor explain`` runs it, no
+narration printed), then python again; python's figure is the smaller of its
+two runs (the first also pays for torch's lazy imports). CPU time
+(``time.process_time``); DataLoader worker processes are not counted.
 
 Run: .venv/bin/python bench/bench_corpus.py [PATH...]
 """
 
 from __future__ import annotations
 
+import contextlib
 import glob
+import io
 import os
-import resource
-import statistics
-import subprocess
+import runpy
 import sys
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-TESTS = os.path.join(HERE, "..", "tests")
+CORPUS = os.path.join(HERE, "..", "tests", "corpus")
 
 
-def cpu(args: list[str], cwd: str = TESTS) -> float:
-    """User and system CPU seconds of a child process."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    subprocess.run(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=cwd, check=False)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+@contextlib.contextmanager
+def as_script(path: str):
+    """argv, sys.path[0], the working folder and silence, as for ``python PATH``."""
+    argv, path0, cwd = sys.argv, sys.path[0], os.getcwd()
+    sys.argv, sys.path[0] = [path], os.path.dirname(os.path.abspath(path))
+    os.chdir(sys.path[0])
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            yield
+    finally:
+        sys.argv, sys.path[0] = argv, path0
+        os.chdir(cwd)
+
+
+def python_cpu(path: str) -> float:
+    with as_script(path):
+        start = time.process_time()
+        try:
+            runpy.run_path(path, run_name="__main__")
+        except BaseException:  # noqa: BLE001 - a program's own error or exit ends its run, as under python
+            pass
+        return time.process_time() - start
+
+
+def tutor_cpu(path: str) -> float:
+    from gradtutor.explain import read_program, run_script
+
+    with as_script(path):
+        start = time.process_time()
+        source, code = read_program(path)
+        run_script(path, source, code, [], capture_output=True)
+        return time.process_time() - start
 
 
 def main() -> None:
-    paths = sys.argv[1:] or sorted(glob.glob(os.path.join(TESTS, "corpus", "*.py")))
-    base = statistics.median(cpu([sys.executable, "-c", "import torch"]) for _ in range(3))
-    print(f"importing torch: {base:.2f} s CPU, taken off every figure below")
+    paths = sys.argv[1:] or sorted(glob.glob(os.path.join(CORPUS, "*.py")))
     print(f"{'program':<40}{'python s':>10}{'tutor s':>10}{'ratio':>8}")
     total_p = total_t = 0.0
     for path in paths:
-        where = os.path.dirname(os.path.abspath(path))
-        plain = max(0.01, cpu([sys.executable, path], where) - base)
-        tutor = max(0.01, cpu([sys.executable, "-m", "gradtutor", "explain", "--plain", "--width", "100", path], where) - base)
+        first = python_cpu(path)
+        tutor = tutor_cpu(path)
+        plain = min(first, python_cpu(path))
         total_p, total_t = total_p + plain, total_t + tutor
-        print(f"{os.path.basename(path)[:39]:<40}{plain:>10.2f}{tutor:>10.2f}{tutor / plain:>8.1f}", flush=True)
+        print(f"{os.path.basename(path)[:39]:<40}{plain:>10.2f}{tutor:>10.2f}{tutor / max(plain, 1e-3):>8.1f}", flush=True)
     print(f"{'all':<40}{total_p:>10.2f}{total_t:>10.2f}{total_t / total_p:>8.1f}")
 
 
