@@ -304,9 +304,9 @@ def _name_events(
     """Names of ``namespace`` (the frame's own) bound, rebound, or bound to a
     graph that grew; ``visible``: every name the step sees (for modules)."""
     events: list[Event] = []
-    ops = snapshot.ops
     node_of = {b.name: b.node for b in snapshot.bindings}
-    live: set[str] | None = None
+    named = {n for n in node_of.values() if n is not None}
+    reach = snapshot.reach
     params: dict[int, tuple[str, str]] | None = None
     current: dict[str, _Bound] = {}
     previous_run = tracker.after_statement.get(line, {})
@@ -321,13 +321,9 @@ def _name_events(
             continue
         old_value = old.ref()
         if old_value is not value:
-            if snapshot.reach is not None:  # a lite snapshot: ask the graph, do not build it
-                named = {n for n in node_of.values() if n is not None}
-                old_in_graph = old.node is not None and old.node not in named and snapshot.reach.in_graph(old.node)
-            else:
-                if live is None:
-                    live = _ghost_candidates(ops, node_of)
-                old_in_graph = old.node is not None and old.node in live
+            # Still in the graph: an input of a tensor a name holds, and not
+            # itself named (it is drawn under that name then).
+            old_in_graph = old.node is not None and old.node not in named and reach.in_graph(old.node)
             if old_in_graph and old_value is not None:
                 if params is None:
                     params = _param_paths(visible if visible is not None else namespace)
@@ -340,18 +336,15 @@ def _name_events(
         # Growth: the graph this statement gives the name now contains the one
         # it gave it on the previous iteration. (A name built up over several
         # statements of one iteration, x = conv(x); x = relu(x), is not growth.)
+        # Walked only until the previous value is met; the size is counted on
+        # the whole graph, now if the snapshot has it, else once the step is
+        # shown (``with_growth_sizes``).
         before = previous_run.get(name)
-        if iteration > 1 and before is not None and before != node:
-            if snapshot.reach is not None:
-                # Walked only until the previous value is met; its size is
-                # counted if the step is shown (``with_growth_sizes``).
-                if snapshot.reach.grew_from(node, before):
-                    events.append(Event.make("graph-growth", line, name=name))
+        if iteration > 1 and before is not None and before != node and reach.grew_from(node, before):
+            if snapshot.ops.nodes:
+                events.append(Event.make("graph-growth", line, name=name, nodes=_graph_size(snapshot.ops, node)))
             else:
-                ancestors = _ancestors(ops, node)
-                if before in ancestors:
-                    nodes = sum(1 for n in ops.nodes if n.id in ancestors and n.kind == OP)
-                    events.append(Event.make("graph-growth", line, name=name, nodes=nodes))
+                events.append(Event.make("graph-growth", line, name=name))
     after = tracker.after_statement.setdefault(line, {})
     for name, bound in current.items():
         old = tracker.bound.get(name)
@@ -371,24 +364,15 @@ def with_growth_sizes(events: list[Event], snapshot: Snapshot) -> list[Event]:
     for event in events:
         node = node_of.get(event.get("name")) if event.kind == "graph-growth" and event.get("nodes") is None else None
         if node is not None:
-            ancestors = _ancestors(snapshot.ops, node)
-            nodes = sum(1 for n in snapshot.ops.nodes if n.id in ancestors and n.kind == OP)
-            event = Event.make("graph-growth", event.line, name=event.get("name"), nodes=nodes)
+            event = Event.make("graph-growth", event.line, name=event.get("name"), nodes=_graph_size(snapshot.ops, node))
         out.append(event)
     return out
 
 
-def _ghost_candidates(ops: Graph, node_of: Mapping[str, str | None]) -> set[str]:
-    """Nodes a name that let go of them leaves behind in a graph (drawn
-    ``x (old)``): autograd nodes, and leaves that feed one; not a tensor that
-    another name still refers to (it is drawn under that name)."""
-    named = {node for node in node_of.values() if node is not None}
-    feeding = {e.src for e in ops.edges}
-    return {
-        n.id for n in ops.nodes
-        if not n.dropped and n.id not in named and (n.kind == OP or n.id in feeding)
-        and not n.detail  # a parameter of a named module is drawn as the module
-    }
+def _graph_size(ops: Graph, node_id: str) -> int:
+    """The autograd nodes ``node_id`` was computed from, itself included."""
+    ancestors = _ancestors(ops, node_id)
+    return sum(1 for n in ops.nodes if n.id in ancestors and n.kind == OP)
 
 
 def _ancestors(ops: Graph, node_id: str) -> set[str]:

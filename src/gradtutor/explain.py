@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from gradtutor.environment import Environment, make_console
 from gradtutor.errors import ExitStatus, UsageError
-from gradtutor.model import LEVEL_OPS, LEVEL_STATEMENTS, Step
+from gradtutor.model import LEVEL_OPS, LEVEL_STATEMENTS
 from gradtutor.transcript import Listing
 
 if TYPE_CHECKING:
@@ -130,7 +130,6 @@ def _explain_export(
     from gradtutor.explanations import book_for
     from gradtutor.export import export_document, write_export
     from gradtutor.narrate import NarrationOptions, Narrator
-    from gradtutor.narrate import hidden_text
     from gradtutor.transcript import Transcript, step_frame
 
     output = getattr(args, "output", None)

@@ -217,8 +217,9 @@ class Snapshot:
     statements: Graph
     bindings: tuple[Binding, ...] = ()
     grads: tuple[tuple[str, Any], ...] = ()
-    # A lite snapshot (a loop step likely hidden) has no graphs; ``reach``
-    # answers what events ask of the graph by walking only as far as needed.
+    # What events ask of the graph (``autograd_graph.Reach``), answered by
+    # walking only as far as needed; a lite snapshot (a loop step likely
+    # hidden) has no graphs besides.
     reach: Any = field(default=None, compare=False, repr=False)
 
     def graph(self, level: str = LEVEL_STATEMENTS) -> Graph:

@@ -18,7 +18,7 @@ from gradtutor.explanations import ExplanationBook, Locate
 from gradtutor.model import LEVEL_STATEMENTS, MODULE, Event, Graph, Snapshot, Step, is_routine
 from gradtutor.render import Drawing, GraphView, render_graph
 from gradtutor.render.vertical_view import VERTICAL
-from gradtutor.render.focus import Focus, focus_note_fields, touched_part
+from gradtutor.render.focus import Focus, touched_part
 from gradtutor.render.repeats import fold_repeats
 from gradtutor.render.words import say
 from gradtutor.render.cells import wrap_cells
@@ -387,14 +387,13 @@ class Narrator:
 
     def bounded_drawing(self, snapshot: Snapshot, part: Graph, notes: tuple[str, ...]) -> Drawing:
         """``part`` drawn in about one screen: loops folded to their first and
-        last two rounds, then to one; then the list, if shorter; then the
-        last ``MAX_PICTURE_LINES`` lines of the list, with a note saying how
-        to see all."""
+        last two rounds, then to one, each as the picture and as the list;
+        then the last ``MAX_PICTURE_LINES`` lines of the list, with a note
+        saying how to see all."""
         hint = self.options.full_graph_hint
-        tries = []
+        dots, times = ("...", "x") if self.options.ascii else ("…", "×")
         for keep in (2, 1):
             folded_part, folded = fold_repeats(part, keep=keep, ascii=self.options.ascii)
-            dots, times = ("...", "x") if self.options.ascii else ("…", "×")
             fold_notes = (self.say("fold", nodes=folded.nodes, hint=hint, dots=dots, times=times),) if folded.nodes else ()
             for view in (None, VERTICAL):
                 drawing = graph_drawing(
@@ -403,14 +402,12 @@ class Narrator:
                 )
                 if len(drawing.picture) <= MAX_PICTURE_LINES:
                     return drawing
-                tries.append((len(drawing.picture), folded_part, notes + fold_notes, view))
-        # Still too long: the list, its last lines. The list gives inputs
-        # before what uses them, so what the step made is at its end.
-        lines, folded_part, all_notes, _ = tries[-1]
-        cut_note = self.say("cut", lines=lines - MAX_PICTURE_LINES, hint=hint)
+        # Still too long: the most folded list, its last lines. The list gives
+        # inputs before what uses them, so what the step made is at its end.
+        cut_note = self.say("cut", lines=len(drawing.picture) - MAX_PICTURE_LINES, hint=hint)
         drawing = graph_drawing(
             snapshot, self.options, explained=set(self.explained), graph=folded_part,
-            notes=all_notes + (cut_note,), view=VERTICAL,
+            notes=notes + fold_notes + (cut_note,), view=VERTICAL,
         )
         return drawing.last(MAX_PICTURE_LINES)
 
@@ -419,13 +416,12 @@ class Narrator:
 
     def focus_note(self, focus: Focus) -> str:
         """"not drawn, unchanged by this step: w, b and 14 more nodes (--graph full shows all)"."""
-        language = self.options.language
-        fields = focus_note_fields(focus)
-        if fields["names"]:
-            more = say(language, "focus_more", count=fields["count"]) if fields["count"] else ""
-            names = str(fields["names"])
+        language, shown = self.options.language, focus.names[:3]
+        if shown:
+            rest = focus.omitted - len(shown)
+            names, more = ", ".join(shown), say(language, "focus_more", count=rest) if rest else ""
         else:
-            more, names = "", say(language, "focus_only", count=fields["total"])
+            names, more = say(language, "focus_only", count=focus.omitted), ""
         return say(language, "focus", names=names, more=more, hint=self.options.full_graph_hint)
 
     def graph_if_changed(self, snapshot: Snapshot) -> list[RenderableType]:

@@ -188,9 +188,9 @@ class Snapshotter:
             former = self._former.get(frame_key, {})
         else:
             former = self._former_names(namespace, names_of, frame_key, follow_names)
+        # What events ask of the graph, ``Reach`` answers without building it.
+        reach = ag.Reach({tag.node_id: tag for tag in roots})
         if lite:
-            # No walk of the graph: events ask it only what ``Reach`` answers.
-            reach = ag.Reach({tag.node_id: tag for tag in roots})
             return Snapshot(
                 origin.exec_id, origin.line, Graph(), Graph(), self._bindings(namespace, described=False), reach=reach
             )
@@ -232,7 +232,9 @@ class Snapshotter:
                 g = t.grad
                 if g is not None:
                     grads.append((name, summarize_values(g)))
-        snap = Snapshot(origin.exec_id, origin.line, ops, statements, self._bindings(namespace, sizes), tuple(grads))
+        snap = Snapshot(
+            origin.exec_id, origin.line, ops, statements, self._bindings(namespace, sizes), tuple(grads), reach=reach
+        )
         if remember:
             self._previous[frame_key] = snap
         return snap
@@ -356,32 +358,29 @@ class Snapshotter:
         """Every tracked name and what it refers to. ``described=False``: only
         the tensors, with their nodes (what events need), no descriptions."""
         if not described:  # a lite step's: tensors only, found without sorting every name
-            found = []
-            for name, value in namespace.items():
-                if isinstance(value, torch.Tensor) and is_tracked_name(name):
-                    fn = value.grad_fn
-                    tag = self.registry.tag_of(fn) if fn is not None else self.registry.known_leaf(value)
-                    found.append(Binding(name, "Tensor", tag.node_id if tag is not None else None))
+            found = [
+                Binding(name, "Tensor", self._node_of(value))
+                for name, value in namespace.items()
+                if isinstance(value, torch.Tensor) and is_tracked_name(name)
+            ]
             return tuple(sorted(found, key=lambda b: b.name))
         out = []
         for name in sorted(namespace):
             value = namespace[name]
             if not is_tracked_name(name) or type(value).__name__ in ("module", "function", "builtin_function_or_method", "type"):
                 continue
-            node = None
-            if isinstance(value, torch.Tensor):
-                fn = value.grad_fn
-                tag = self.registry.tag_of(fn) if fn is not None else self.registry.known_leaf(value)
-                node = tag.node_id if tag is not None else None
-            elif not described:
-                continue
-            if not described:
-                out.append(Binding(name, "Tensor", node))
-            elif module_sizes is not None and name in module_sizes and isinstance(value, torch.nn.Module):
+            node = self._node_of(value) if isinstance(value, torch.Tensor) else None
+            if module_sizes is not None and name in module_sizes and isinstance(value, torch.nn.Module):
                 out.append(Binding(name, type(value).__name__, node, f"{type(value).__name__} ({module_sizes[name]} parameters)"))
             else:
                 out.append(Binding(name, type(value).__name__, node, describe_value(value)))
         return tuple(out)
+
+    def _node_of(self, t: torch.Tensor) -> str | None:
+        """The op-view node id of a tensor, when it has been tagged."""
+        fn = t.grad_fn
+        tag = self.registry.tag_of(fn) if fn is not None else self.registry.known_leaf(t)
+        return tag.node_id if tag is not None else None
 
 
 def with_dropped(previous: Graph, current: Graph) -> Graph:

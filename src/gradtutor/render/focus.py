@@ -2,8 +2,9 @@
 
 A step's picture shows the nodes whose state the step changed (made,
 freed, given a gradient, changed in place, renamed, dropped) and, so they can
-be read, their direct inputs. A node drawn only as such an input whose own
-inputs are left out says so (``[⋯]``), and a note names what is not drawn.
+be read, their direct inputs; a small connected part it touched is drawn
+whole. A node drawn only as such an input whose own inputs are left out says
+so (``[more before]``), and a note names what is not drawn.
 A step that changed nothing draws nothing; ``:graph`` and ``--graph full``
 draw everything.
 """
@@ -87,10 +88,4 @@ def _connected_parts(graph: Graph) -> list[set[str]]:
     return list(parts.values())
 
 
-def focus_note_fields(focus: Focus) -> dict[str, object]:
-    """The fields of the note that says what the picture leaves out."""
-    shown = focus.names[:3]
-    return {"names": ", ".join(shown), "count": focus.omitted - len(shown), "total": focus.omitted}
-
-
-__all__ = ["Focus", "touched_part", "focus_note_fields"]
+__all__ = ["Focus", "touched_part"]

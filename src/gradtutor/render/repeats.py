@@ -18,9 +18,8 @@ from dataclasses import dataclass
 
 from gradtutor.model import OP, SAVED_PRESENT, STATEMENT, Edge, Graph, Node
 
-# A line's nodes fold when that line made at least this many of them (and
-# at least ``_MIN_ROUNDS`` are left between the first and last rounds kept).
-FOLD_AT = 3
+# Look-alike nodes fold when at least this many are left between the first
+# and last rounds kept: one round alone is drawn as itself.
 _MIN_ROUNDS = 2
 # Shortest stretch of nodes worth one folded node.
 _MIN_RUN = 3
@@ -82,8 +81,8 @@ def _key(node: Node) -> tuple[int | None, str, str]:
 
 
 def _foldable(graph: Graph, keep: int) -> set[str]:
-    """Ids of the nodes of a line that made ``FOLD_AT`` or more alike, but for
-    the first and last ``keep`` of them; only nodes no name holds now (a
+    """Ids of the look-alike nodes of a line, but for the first and last
+    ``keep`` of them (none when fewer than ``_MIN_ROUNDS`` would be left); only nodes no name holds now (a
     name's old tensor, drawn ``h (old)``, can fold: the last rounds stay). Nodes of no line
     (the tensors ``x.chunk(60)`` returns) are alike by their words."""
     by_key: dict[tuple[int | None, str, str], list[Node]] = {}
@@ -93,7 +92,7 @@ def _foldable(graph: Graph, keep: int) -> set[str]:
         by_key.setdefault(_key(node), []).append(node)
     out: set[str] = set()
     for same in by_key.values():
-        if len(same) >= FOLD_AT and len(same) - 2 * keep >= _MIN_ROUNDS:
+        if len(same) - 2 * keep >= _MIN_ROUNDS:
             out.update(n.id for n in same[keep : len(same) - keep])
     return out
 
@@ -125,4 +124,4 @@ def _short(label: str, dots: str) -> str:
     return label if len(label) <= _LABEL_CELLS else label[: _LABEL_CELLS - len(dots)] + dots
 
 
-__all__ = ["fold_repeats", "Folded", "FOLD_AT"]
+__all__ = ["fold_repeats", "Folded"]
