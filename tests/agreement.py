@@ -14,7 +14,7 @@ from typing import Iterable
 
 from gradtutor.explanations import book_for
 from gradtutor.model import Event, Step
-from gradtutor.narrate import NarrationOptions, Narrator, graph_drawing
+from gradtutor.narrate import NarrationOptions, Narrator, graph_drawing, step_frame_key
 from gradtutor.render import Drawing
 
 _QUOTED = re.compile(r'"([^"]+)"')
@@ -68,7 +68,7 @@ def check_run(steps: Iterable[Step]) -> list[str]:
         for event in step.events:
             if event.kind == "backward" or (event.kind == "error" and event.get("cause") == "second-backward"):
                 backward_lines.add(event.line)
-        shown = narrator.drawing_if_changed(step.snapshot) or shown
+        shown = narrator.drawing_if_changed(step.snapshot, step_frame_key(step)) or shown
         problems.extend(disagreements(step, backward_lines))
         if shown is not None:
             problems.extend(f"{p} (in the picture shown)" for p in disagreements(step, backward_lines, shown))

@@ -352,3 +352,23 @@ def test_a_module_under_two_names_is_one_node(program):
     """))
     [init] = [s for s in steps_of(text) if s[0].endswith("self.fc = torch.nn.Linear(3, 1)")]
     assert init == [init[0]]
+
+
+def test_entering_and_leaving_a_function_does_not_redraw_what_it_did_not_touch(program):
+    # In f, whose own w hides the global one, the global w is drawn
+    # "global w": names belong to frames, and the renaming alone is not a
+    # change to draw, neither going in nor coming back.
+    text = explain_text(program("""
+        import torch
+        w = torch.ones(3, requires_grad=True)
+        loss = (w * 2).sum()
+        def f(w):
+            return w.exp()
+        y = f(torch.zeros(2))
+        n = 1
+    """))
+    [inside] = [s for s in steps_of(text) if "in f()" in s[0]]
+    assert "w * 2" not in "\\n".join(inside) and "global w" not in "\\n".join(inside)  # only f's own
+    [back] = [s for s in steps_of(text) if s[0].endswith("y = f(torch.zeros(2))") and "continued" in s[0]] or [
+        s for s in steps_of(text) if s[0].endswith("y = f(torch.zeros(2))")]
+    assert "w * 2" not in "\\n".join(back)

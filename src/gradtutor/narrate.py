@@ -225,6 +225,12 @@ def _names_a_place(key: str) -> bool:
     return "freed" in key or "changed in place" in key
 
 
+def step_frame_key(step: Any) -> tuple[str, ...]:
+    """Whose names a step's snapshot has: the module's (every shell input
+    shares them), or a function's."""
+    return ("<module>",) if step.function == "<module>" else (step.file, step.function)
+
+
 def step_where(step: Any) -> str:
     """Where a step ran, as its header says: "line 7 in f(), run 2". ``step``:
     a Step, or anything with its ``line``, ``function`` and ``iteration``."""
@@ -335,6 +341,8 @@ class Narrator:
         self.options = options
         self.locate = locate
         self.last_drawn: Graph | None = None
+        self.last_frame: Any = None  # the frame whose names the last drawing had
+        self.last_in_frame: dict[Any, Graph] = {}  # the graph last seen from each frame
         self.explained: set[str] = set()  # legend keys shown already
 
     def repeated(self, events: Sequence[tuple[Event, int]], file: str = "") -> list[tuple[str, int]]:
@@ -366,18 +374,20 @@ class Narrator:
     def grad_changes(self, step: Step) -> list[RenderableType]:
         return [indented(Text(line, GRAD_CHANGE_STYLE)) for line in self.grad_change_lines(step)]
 
-    def drawing_if_changed(self, snapshot: Snapshot) -> Drawing | None:
+    def drawing_if_changed(self, snapshot: Snapshot, frame: Any = None) -> Drawing | None:
         """The drawing to show after ``snapshot``: None when the graph is the one
-        drawn last (or empty, or drawings are off)."""
+        drawn last (or empty, or drawings are off). ``frame``: which function's
+        names the snapshot has (a step's file and function)."""
         graph = snapshot.graph(self.options.level)
         previous = self.last_drawn
+        named_previous = previous if frame == self.last_frame else self.last_in_frame.get(frame)
         changed = graph != previous
-        self.last_drawn = graph
+        self.last_drawn, self.last_frame, self.last_in_frame[frame] = graph, frame, graph
         if not (self.options.show_graph and graph.nodes and changed):
             return None
         if self.options.graph == "full":
             return graph_drawing(snapshot, self.options, explained=self.explained)
-        part, focus = touched_part(graph, previous)
+        part, focus = touched_part(graph, previous, named_previous)
         if not part.edges and all(n.kind == MODULE for n in part.nodes):
             return None  # only a module's parameters, used by no graph yet (its __init__): no autograd to see
         notes = (self.focus_note(focus),) if focus.omitted else ()
@@ -424,8 +434,8 @@ class Narrator:
             names, more = say(language, "focus_only", count=focus.omitted), ""
         return say(language, "focus", names=names, more=more, hint=self.options.full_graph_hint)
 
-    def graph_if_changed(self, snapshot: Snapshot) -> list[RenderableType]:
-        drawing = self.drawing_if_changed(snapshot)
+    def graph_if_changed(self, snapshot: Snapshot, frame: Any = None) -> list[RenderableType]:
+        drawing = self.drawing_if_changed(snapshot, frame)
         return [] if drawing is None else [indented(GraphView(drawing))]
 
     def step(self, step: Step) -> list[RenderableType]:
@@ -437,5 +447,5 @@ class Narrator:
         out.append(step_header(step, ascii=self.options.ascii))
         out.extend(self.events(step))
         out.extend(self.grad_changes(step))
-        out.extend(self.graph_if_changed(step.snapshot))
+        out.extend(self.graph_if_changed(step.snapshot, step_frame_key(step)))
         return out

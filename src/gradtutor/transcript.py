@@ -29,6 +29,7 @@ from gradtutor.narrate import (
     graph_drawing,
     indented,
     note_renderable,
+    step_frame_key,
     step_header,
     step_where,
 )
@@ -142,7 +143,7 @@ def step_frame(narrator: Narrator, step: Step, number: int) -> Frame:
         source=step.source,
         parts=(Part(step, tuple(narrator.notes(step)), show_header=False, show_output=True,  # its heading names it
                     grad_lines=tuple(narrator.grad_change_lines(step))),),
-        drawing=narrator.drawing_if_changed(step.snapshot),
+        drawing=narrator.drawing_if_changed(step.snapshot, step_frame_key(step)),
         hidden=int(step.extra.get("hidden", 0)),
         hidden_repeated=tuple(narrator.repeated(step.extra.get("repeated", ()), step.file)),
     )
@@ -170,7 +171,7 @@ def cell_frame(
              grad_lines=tuple(narrator.grad_change_lines(step)))
         for step in steps
     )
-    drawing = narrator.drawing_if_changed(steps[-1].snapshot) if steps else None
+    drawing = narrator.drawing_if_changed(steps[-1].snapshot, step_frame_key(steps[-1])) if steps else None
     return Frame(
         number=number,
         place=place,

@@ -13,13 +13,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from gradtutor.model import Graph
+from gradtutor.model import CONST, LEAF, Graph, Node
 
 # A connected part of the graph this small is drawn whole when the step
 # touched it: leaving out a few of its nodes would cost a marker and save
 # nothing. In a bigger part, when what is kept is most of it, the same.
 _SMALL = 8
 _MOSTLY = 0.75
+
+
+SAME_FRAME = object()  # touched_part: the graph drawn last has the same frame's names
 
 
 @dataclass(frozen=True)
@@ -30,16 +33,31 @@ class Focus:
     names: tuple[str, ...] = ()
 
 
-def touched_part(graph: Graph, previous: Graph | None) -> tuple[Graph, Focus]:
+def touched_part(
+    graph: Graph, previous: Graph | None, named_previous: Graph | None | object = SAME_FRAME
+) -> tuple[Graph, Focus]:
     """``graph`` cut down to what changed since ``previous`` (the graph drawn
     last), with context: a connected part the step touched is drawn whole when
     small, else its changed nodes and their direct inputs; a part it did not
     touch is left out. The whole graph when nothing was drawn before; an empty
-    graph when nothing changed."""
+    graph when nothing changed.
+
+    Names belong to frames: ``named_previous`` is the graph drawn last from
+    the same frame as ``graph`` (None: none yet; ``SAME_FRAME``, the default:
+    ``previous`` is), and only against it are names compared. Entering or leaving a function renames nodes (``x``
+    becomes ``global x`` or ``tensor``) without touching them."""
     if previous is None:
         return graph, Focus()
     before = {n.id: n for n in previous.nodes}
-    touched = {n.id for n in graph.nodes if before.get(n.id) != n}
+    if named_previous is SAME_FRAME or named_previous is previous:
+        touched = {n.id for n in graph.nodes if before.get(n.id) != n}
+    else:
+        named = {n.id: n for n in named_previous.nodes} if isinstance(named_previous, Graph) else {}
+        touched = {
+            n.id for n in graph.nodes
+            if n.id not in before or _unnamed(before[n.id]) != _unnamed(n)
+            or (n.id in named and _names(named[n.id]) != _names(n))
+        }
     if not touched:
         return Graph(), Focus()
     inputs: dict[str, list[str]] = {}
@@ -67,6 +85,16 @@ def touched_part(graph: Graph, previous: Graph | None) -> tuple[Graph, Focus]:
     left_out = [n for n in graph.nodes if n.id not in keep and not n.dropped]
     names = tuple(dict.fromkeys(name for n in left_out for name in n.names))
     return Graph(tuple(nodes), edges), Focus(len(left_out), names)
+
+
+def _names(node: Node) -> tuple[object, ...]:
+    return (node.names, node.former_names, node.label)
+
+
+def _unnamed(node: Node) -> Node:
+    """The node without what a frame's names give it (a leaf's label is its name)."""
+    label = "" if node.kind in (LEAF, CONST) else node.label
+    return replace(node, names=(), former_names=(), label=label)
 
 
 def _connected_parts(graph: Graph) -> list[set[str]]:
