@@ -396,3 +396,24 @@ def test_hidden_loop_steps_catch_what_shown_steps_would(program, source):
         for e in step["events"]:
             if e["kind"] == "graph-growth":
                 assert isinstance(e["nodes"], int) and e["nodes"] > 0
+
+
+def test_statement_code_is_cut_from_the_source_as_ast_would():
+    """The source index cuts each node's code from lines it splits once; the
+    cut must equal ``ast.get_source_segment`` with any line ending, non-ASCII
+    text (column offsets are UTF-8 bytes) and a form feed (not a line end)."""
+    import ast
+
+    from gradtutor.source_index import _Text
+
+    source = (
+        "x = 'é' + 'ü'  ;  y = (1,\r\n 2)\r\nz = '日本' ; w = 3\rq = [w,\n\x0c  4]\n"
+        "def f(a):\n    return (a *\n            2)\n"
+    )
+    text = _Text(source)
+    cut = 0
+    for node in ast.walk(ast.parse(source)):
+        if hasattr(node, "lineno"):
+            assert text.segment(node) == ast.get_source_segment(source, node)
+            cut += 1
+    assert cut > 20

@@ -269,3 +269,14 @@ def test_vertical_view_draws_every_node_once_and_every_edge(graph: Graph, width:
     for level in ("statements", "ops"):
         for charset in ("unicode", "ascii"):
             check(graph, width, level, charset, view="vertical")
+
+
+@given(st.text(alphabet=st.characters(max_codepoint=0x3100) | st.sampled_from("日本語◀▲…─│✗✓\u0301\t"), max_size=40))
+@settings(max_examples=400, deadline=None)
+def test_text_width_is_the_terminal_width_of_each_character(text: str) -> None:
+    """The fast width (only characters that may not take one cell are looked
+    up) equals rich's width counted character by character; ASCII is its length."""
+    from gradtutor.render.cells import text_width
+
+    expected = len(text) if text.isascii() else sum(cell_len(ch) for ch in text)
+    assert text_width(text) == expected

@@ -22,7 +22,7 @@ import warnings
 import weakref
 from dataclasses import dataclass, field, replace
 from types import CodeType, FrameType
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Mapping
 from contextlib import contextmanager
 
 import torch
@@ -32,7 +32,7 @@ from gradtutor.capture import OutputCapture
 from gradtutor.events import NameTracker, detect_events, is_routine, with_growth_sizes
 from gradtutor.model import Event, Snapshot, Step
 from gradtutor.observer import CallObserver, DetachRecord, LineContext
-from gradtutor.snapshot import Snapshotter, is_tracked_name
+from gradtutor.snapshot import Snapshotter, StepNames, is_tracked_name, scan_names
 from gradtutor.source_index import SourceIndex, StatementInfo
 from gradtutor.tracebacks import OVERRIDES_FILE, format_user_traceback, is_tutor_file
 
@@ -492,20 +492,17 @@ class Engine:
             state = self._stack[-1]
             self._end_frame(state)
 
-    def _namespace_of(self, frame: FrameType, state: _Frame) -> dict[str, Any]:
-        """The names a step can see. In a function, its locals hide globals of
-        the same name; a hidden global tensor or module is still named, as
-        ``global x``, so it is not mistaken for the local ``x``."""
-        if state.is_module:
-            return frame.f_globals
+    def _namespace_of(self, frame: FrameType, state: _Frame, local: dict[str, Any]) -> StepNames:
+        """The names a step can see. In a function, its locals (``local``) hide
+        globals of the same name; a hidden global tensor or module is still
+        named, as ``global x``, so it is not mistaken for the local ``x``."""
         merged = dict(frame.f_globals)
-        local = frame.f_locals
         for name, value in local.items():
             hidden = merged.get(name)
             if hidden is not None and hidden is not value and isinstance(hidden, (torch.Tensor, torch.nn.Module)):
                 merged[f"global {name}"] = hidden
         merged.update(local)
-        return merged
+        return StepNames(merged)
 
     def _finish(self, frame: FrameType, state: _Frame, returning: Any = None) -> None:
         """The pending statement of ``frame`` completed: snapshot, detect, report."""
@@ -519,16 +516,19 @@ class Engine:
         try:
             iteration = self._counts.get((state.code, state.code.co_filename, stmt.start), 1)
             output = self._take_output()
+            # (A function's f_locals is made anew on each read: read it once.)
+            own = frame.f_globals if state.is_module else frame.f_locals
+            scope = StepNames(own)
             if (
                 iteration > self.max_iterations and not output and returning is None
-                and self._nothing_happened(frame, state)
+                and self._nothing_happened(scope, state)
             ):
                 # A loop step that called no torch function, raised nothing and
                 # bound no tensor: nothing to report, so nothing to compute.
                 state.hidden += 1
                 self._hidden_total += 1
                 return
-            namespace = self._namespace_of(frame, state)
+            namespace = scope if state.is_module else self._namespace_of(frame, state, own)
             if isinstance(returning, torch.Tensor) and returning.grad_fn is not None:
                 # Nodes only reachable from a return value belong to this line.
                 self.registry.tag_graph(returning.grad_fn, state.origin)
@@ -549,7 +549,7 @@ class Engine:
                 line=stmt.start,
                 iteration=iteration,
                 namespace=namespace,
-                scope=frame.f_globals if state.is_module else frame.f_locals,
+                scope=scope,
                 tracker=tracker,
                 snapshot=snapshot,
                 records=records,
@@ -602,7 +602,7 @@ class Engine:
             quiet_reads.__exit__(None, None, None)
             observer.paused = False
 
-    def _nothing_happened(self, frame: FrameType, state: _Frame) -> bool:
+    def _nothing_happened(self, scope: StepNames, state: _Frame) -> bool:
         """Did the statement leave everything the tutor reports as it was? No
         torch function called (so no graph, gradient or record changed), no
         exception, and every tensor name of the frame bound as before."""
@@ -614,30 +614,26 @@ class Engine:
         tracker = self._trackers.get(state.key)
         bound = tracker.bound if tracker is not None else {}
         seen = 0
-        scope = frame.f_globals if state.is_module else frame.f_locals
-        for name, value in scope.items():
-            if isinstance(value, torch.Tensor) and is_tracked_name(name):
-                old = bound.get(name)
-                if old is None or old.ref() is not value:
-                    return False
-                seen += 1
+        for name, value in scope.scan().tensors:
+            old = bound.get(name)
+            if old is None or old.ref() is not value:
+                return False
+            seen += 1
         if seen != len(bound):
             return False
         if tracker is None:
             self._trackers[state.key] = NameTracker()  # a new frame with no tensors: nothing bound yet
         return True
 
-    def _grad_changes(self, namespace: dict[str, Any], snapshot: Snapshot) -> tuple[tuple[str, Any, Any], ...]:
+    def _grad_changes(self, namespace: Mapping[str, Any], snapshot: Snapshot) -> tuple[tuple[str, Any, Any], ...]:
         """The .grad values this step changed, of the tensors it can name.
         Followed per tensor, not per name: a name bound to another tensor
         (for p in model.parameters()) is not a change of its gradient."""
         now = dict(snapshot.grads)
         changes: list[tuple[str, Any, Any]] = []
         seen = self._grads_seen
-        for name, value in namespace.items():
-            if not isinstance(value, torch.Tensor) or name not in now and not (
-                value.is_leaf and value.requires_grad or value.retains_grad
-            ):
+        for name, value in scan_names(namespace).tensors:
+            if name not in now and not (value.is_leaf and value.requires_grad or value.retains_grad):
                 continue
             after = now.get(name)
             key = id(value)
@@ -682,7 +678,7 @@ class Engine:
         return not fresh
 
     def _record_const_reads(
-        self, origin: ag.Origin, stmt: StatementInfo, namespace: dict[str, Any]
+        self, origin: ag.Origin, stmt: StatementInfo, namespace: Mapping[str, Any]
     ) -> None:
         """The named tensors without requires_grad the statement read: its const inputs."""
         consts = []
@@ -692,7 +688,7 @@ class Engine:
                 consts.append(self.registry.leaf_tag(value))
         origin.const_reads = tuple(consts)
 
-    def _assign_parts(self, origin: ag.Origin, stmt: StatementInfo, namespace: dict[str, Any]) -> None:
+    def _assign_parts(self, origin: ag.Origin, stmt: StatementInfo, namespace: Mapping[str, Any]) -> None:
         """A line of several statements: each gets the nodes it made, found from
         the tensors its targets name, so each is labelled by its own code."""
         outputs = []
@@ -703,7 +699,7 @@ class Engine:
         self.registry.assign_parts(origin, outputs)
 
     def _assign_elements(
-        self, origin: ag.Origin, stmt: StatementInfo, namespace: dict[str, Any], returning: Any
+        self, origin: ag.Origin, stmt: StatementInfo, namespace: Mapping[str, Any], returning: Any
     ) -> None:
         """``return out, hidden`` or ``a, b = x * 2, y * 3``: each tensor of the
         tuple gets the nodes it needed, labelled by its own expression."""

@@ -21,7 +21,7 @@ from typing import Any, Mapping
 import torch
 
 from gradtutor.model import OP, Event, Graph, Snapshot, is_routine  # noqa: F401  (re-exported)
-from gradtutor.snapshot import is_tracked_name
+from gradtutor.snapshot import scan_names
 from gradtutor.observer import (
     BackwardRecord,
     DetachRecord,
@@ -51,28 +51,23 @@ class NameTracker:
 def _names_by_id(namespace: Mapping[str, Any]) -> dict[int, list[str]]:
     """``id(tensor)`` -> the names that reach it: a name bound to it, else an
     item of a short tuple or list bound to a name (an LSTM's ``hidden[0]``)."""
+    scan = scan_names(namespace)
     out: dict[int, list[str]] = {}
-    items: list[tuple[int, str]] = []
-    for name, value in namespace.items():
-        if not is_tracked_name(name):
-            continue
-        if isinstance(value, torch.Tensor):
-            out.setdefault(id(value), []).append(name)
-        elif type(value) in (tuple, list) and len(value) <= 8:
-            items.extend((id(v), f"{name}[{i}]") for i, v in enumerate(value) if isinstance(v, torch.Tensor))
-    for key, name in items:
-        if key not in out:
-            out[key] = [name]
+    for name, value in scan.tensors:
+        out.setdefault(id(value), []).append(name)
+    for name, value in scan.sequences:
+        for i, v in enumerate(value):
+            if isinstance(v, torch.Tensor) and id(v) not in out:
+                out[id(v)] = [f"{name}[{i}]"]
     return out
 
 
 def _param_paths(namespace: Mapping[str, Any]) -> dict[int, tuple[str, str]]:
     """``id(param)`` -> (module name, parameter path) for named modules."""
     out: dict[int, tuple[str, str]] = {}
-    for name, value in namespace.items():
-        if isinstance(value, torch.nn.Module) and is_tracked_name(name):
-            for p_name, p in value.named_parameters():
-                out.setdefault(id(p), (name, f"{name}.{p_name}"))
+    for name, value in scan_names(namespace).modules:
+        for p_name, p in value.named_parameters():
+            out.setdefault(id(p), (name, f"{name}.{p_name}"))
     return out
 
 
@@ -191,12 +186,13 @@ def _grad_owners(namespace: Mapping[str, Any], params: Mapping[int, tuple[str, s
     """``id(t.grad)`` -> ``t``'s name, for named tensors; ``m:<module>`` for
     the parameters of named modules."""
     owners: dict[int, str] = {}
-    for name, value in namespace.items():
-        if isinstance(value, torch.Tensor) and is_tracked_name(name) and (value.is_leaf or value.retains_grad):
-            g = value.grad
-            if g is not None:
-                owners.setdefault(id(g), name)
-        elif isinstance(value, torch.nn.Module) and is_tracked_name(name):
+    for name, value in scan_names(namespace).tensors_and_modules:
+        if isinstance(value, torch.Tensor):
+            if value.is_leaf or value.retains_grad:
+                g = value.grad
+                if g is not None:
+                    owners.setdefault(id(g), name)
+        else:
             for p in value.parameters():
                 g = p.grad
                 if g is not None:
@@ -207,10 +203,9 @@ def _grad_owners(namespace: Mapping[str, Any], params: Mapping[int, tuple[str, s
 def _module_tensors(namespace: Mapping[str, Any]) -> dict[int, str]:
     """``id(buffer)`` -> module name, for the buffers (running statistics...) of named modules."""
     out: dict[int, str] = {}
-    for name, value in namespace.items():
-        if isinstance(value, torch.nn.Module) and is_tracked_name(name):
-            for b in value.buffers():
-                out.setdefault(id(b), name)
+    for name, value in scan_names(namespace).modules:
+        for b in value.buffers():
+            out.setdefault(id(b), name)
     return out
 
 
@@ -310,9 +305,7 @@ def _name_events(
     params: dict[int, tuple[str, str]] | None = None
     current: dict[str, _Bound] = {}
     previous_run = tracker.after_statement.get(line, {})
-    for name, value in namespace.items():
-        if not isinstance(value, torch.Tensor) or not is_tracked_name(name):
-            continue
+    for name, value in scan_names(namespace).tensors:
         node = node_of.get(name)
         current[name] = _Bound(weakref.ref(value), node)
         old = tracker.bound.get(name)

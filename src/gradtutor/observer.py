@@ -122,6 +122,9 @@ _DATA_SET = vars(_TENSOR_BASE)["data"].__set__
 # Methods named like in-place ops that do not change a tensor's values.
 _NOT_INPLACE = {"requires_grad_", "share_memory_", "retain_grad", "detach_", "record_stream"}
 _PYTHON_FUNCTION = types.FunctionType  # (inside __torch_function__, "types" is a parameter)
+_PLAIN = object()  # kinds of torch function: see CallObserver._classify
+_PYTHON = object()
+_grad_enabled = torch.is_grad_enabled
 _VERSION_RE = re.compile(r"is at version (\d+)")
 _SHAPE_RE = re.compile(r"\[torch\.\w+ \[([\d, ]*)\]\]")
 
@@ -230,47 +233,78 @@ class CallObserver(TorchFunctionMode):
         # it changes t behind autograd's back. Entries leave with the tensor.
         self._data_views: dict[int, tuple[weakref.ref[torch.Tensor], weakref.ref[torch.Tensor]]] = {}
         self._signatures: dict[Any, inspect.Signature] = {}
+        self._kinds: dict[Any, Any] = {}
+        self._key = registry.key
 
     # ---- dispatch -----------------------------------------------------------
+    def _classify(self, func: Any) -> Any:
+        """What the mode does with ``func``, decided once per function: a
+        handler, the name of an in-place op, ``_PYTHON`` (a Python-level API
+        such as F.mse_loss, whose warnings must be re-issued at the user's
+        line, and which may be asked to work in place) or ``_PLAIN``."""
+        handler = self._special.get(func)
+        if handler is not None:
+            kind: Any = handler
+        else:
+            name = getattr(func, "__name__", "")
+            if name == "__setitem__":
+                kind = "[i] = ..."
+            elif name.endswith("_") and not name.endswith("__") and name not in _NOT_INPLACE:
+                kind = name
+            elif type(func) is _PYTHON_FUNCTION:
+                kind = _PYTHON
+            else:
+                kind = _PLAIN
+        try:
+            if len(self._kinds) < 8192:
+                self._kinds[func] = kind
+        except TypeError:  # an unhashable callable: classified on every call
+            pass
+        return kind
+
     def __torch_function__(
         self, func: Any, types: Any, args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None
     ) -> Any:
-        kwargs = kwargs or {}
+        if kwargs is None:
+            kwargs = {}
         if self.paused:
             return func(*args, **kwargs)
         self.calls += 1
-        handler = self._special.get(func)
-        if handler is not None:
-            return handler(func, args, kwargs)
-        name = getattr(func, "__name__", "")
-        if (name.endswith("_") and not name.endswith("__") and name not in _NOT_INPLACE) or (
-            name == "__setitem__"
-        ) or kwargs.get("inplace") is True:
-            # (F.relu(x, inplace=True), as nn.ReLU(inplace=True) calls it: the
-            # torch.relu_ inside runs where the mode does not see it.)
-            op = "[i] = ..." if name == "__setitem__" else name if name.endswith("_") else f"{name}(inplace=True)"
-            return self._on_inplace(func, op, args, kwargs)
-        if type(func) is _PYTHON_FUNCTION:
-            out = call_warning_at_caller(func, args, kwargs)  # F.mse_loss and other Python APIs
-        else:
+        try:
+            kind = self._kinds.get(func)
+        except TypeError:
+            kind = None
+        if kind is None:
+            kind = self._classify(func)
+        if kind is _PLAIN:
             out = func(*args, **kwargs)
-        if not torch.is_grad_enabled() and any(
-            t.requires_grad for a in args for t in _tensors_in(a)
-        ):
+        elif kind is _PYTHON:
+            if kwargs.get("inplace") is True:
+                # (F.relu(x, inplace=True), as nn.ReLU(inplace=True) calls it: the
+                # torch.relu_ inside runs where the mode does not see it.)
+                return self._on_inplace(func, f"{func.__name__}(inplace=True)", args, kwargs)
+            out = call_warning_at_caller(func, args, kwargs)
+        elif type(kind) is str:
+            return self._on_inplace(func, kind, args, kwargs)
+        else:
+            return kind(func, args, kwargs)
+        if not _grad_enabled():
+            self._no_grad_outputs(args, out)
+        # Tag the nodes the call made with the line that made them. (Only
+        # tensors with a node untagged by this registry need the registry.)
+        if isinstance(out, torch.Tensor):
+            fn = out.grad_fn
+            if fn is not None and self._key not in fn.metadata:  # type: ignore[operator]
+                self.registry.tag_graph(fn, self.context.origin)
+        elif isinstance(out, (tuple, list)):
+            self._tag_outputs(out)
+        return out
+
+    def _no_grad_outputs(self, args: tuple[Any, ...], out: Any) -> None:
+        """Under no_grad, a call on tensors that require grad makes tensors that do not."""
+        if any(t.requires_grad for a in args for t in _tensors_in(a)):
             for t in _tensors_in(out):
                 self.add_record(DetachRecord(self.context.line, "no_grad", weakref.ref(t)))
-        trace = sys.gettrace()
-        if trace is None:
-            self._tag_outputs(out)
-        else:
-            # The stepper's trace function would be called for each of our
-            # own function calls; they are not the user's, so skip them.
-            sys.settrace(None)
-            try:
-                self._tag_outputs(out)
-            finally:
-                sys.settrace(trace)
-        return out
 
     def _tag_outputs(self, out: Any) -> None:
         if isinstance(out, torch.Tensor):

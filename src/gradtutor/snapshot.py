@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import weakref
 from dataclasses import replace
-from typing import Any, Mapping
+from typing import Any, Iterator, Mapping
 
 import torch
 
@@ -33,20 +33,81 @@ def is_tracked_name(name: str) -> bool:
     return not name.startswith("__") and name != "_" and not (name[:1] == "_" and name[1:].isdigit())
 
 
+class NameScan:
+    """The tracked names of a namespace that the tutor looks at, by kind, in
+    the namespace's order: tensors, modules, and short tuples and lists
+    (which may hold tensors: an LSTM's ``hidden``)."""
+
+    __slots__ = ("tensors", "modules", "sequences", "tensors_and_modules")
+
+    def __init__(self, namespace: Mapping[str, Any]) -> None:
+        tensors: list[tuple[str, torch.Tensor]] = []
+        modules: list[tuple[str, torch.nn.Module]] = []
+        sequences: list[tuple[str, Any]] = []
+        both: list[tuple[str, Any]] = []
+        for name, value in namespace.items():
+            if name[:1] == "_" and not is_tracked_name(name):
+                continue
+            if isinstance(value, torch.Tensor):
+                tensors.append((name, value))
+                both.append((name, value))
+            elif isinstance(value, torch.nn.Module):
+                modules.append((name, value))
+                both.append((name, value))
+            elif type(value) in (tuple, list) and len(value) <= 8:
+                sequences.append((name, value))
+        self.tensors = tensors
+        self.modules = modules
+        self.sequences = sequences
+        self.tensors_and_modules = both
+
+
+class StepNames(Mapping[str, Any]):
+    """The names one step sees, read-only, with their scan made once: every
+    question a step asks of its names (events, snapshot) shares one pass
+    over a namespace that may hold hundreds of names."""
+
+    __slots__ = ("_names", "_scan")
+
+    def __init__(self, names: Mapping[str, Any]) -> None:
+        self._names = names
+        self._scan: NameScan | None = None
+
+    def __getitem__(self, name: str) -> Any:
+        return self._names[name]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._names
+
+    def get(self, name: str, default: Any = None) -> Any:
+        return self._names.get(name, default)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+    def items(self) -> Any:
+        return self._names.items()
+
+    def scan(self) -> NameScan:
+        if self._scan is None:
+            self._scan = NameScan(self._names)
+        return self._scan
+
+
+def scan_names(namespace: Mapping[str, Any]) -> NameScan:
+    """The scan of ``namespace``: made once per step for a :class:`StepNames`."""
+    return namespace.scan() if isinstance(namespace, StepNames) else NameScan(namespace)
+
+
 def split_namespace(
     namespace: Mapping[str, Any],
 ) -> tuple[list[tuple[str, torch.Tensor]], list[tuple[str, torch.nn.Module]]]:
     """The tensors and the modules bound to names (dunder names excluded)."""
-    tensors: list[tuple[str, torch.Tensor]] = []
-    modules: list[tuple[str, torch.nn.Module]] = []
-    for name, value in namespace.items():
-        if not is_tracked_name(name):
-            continue
-        if isinstance(value, torch.Tensor):
-            tensors.append((name, value))
-        elif isinstance(value, torch.nn.Module):
-            modules.append((name, value))
-    return tensors, modules
+    scan = scan_names(namespace)
+    return scan.tensors, scan.modules
 
 
 def summarize_values(t: torch.Tensor) -> Any:
@@ -261,10 +322,9 @@ class Snapshotter:
             former.pop(serial, None)  # named again: no ghost
         if remember:
             now: dict[str, tuple[weakref.ref[Any], int]] = {}
-            serial_of = {name: serial for serial, names in names_of.items() for name in names}
-            for name, value in namespace.items():
-                if is_tracked_name(name) and name in serial_of:
-                    now[name] = (weakref.ref(value), serial_of[name])
+            for serial, names in names_of.items():
+                for name in names:
+                    now[name] = (weakref.ref(namespace[name]), serial)
             self._bound[frame_key] = now
         return former
 
@@ -358,11 +418,7 @@ class Snapshotter:
         """Every tracked name and what it refers to. ``described=False``: only
         the tensors, with their nodes (what events need), no descriptions."""
         if not described:  # a lite step's: tensors only, found without sorting every name
-            found = [
-                Binding(name, "Tensor", self._node_of(value))
-                for name, value in namespace.items()
-                if isinstance(value, torch.Tensor) and is_tracked_name(name)
-            ]
+            found = [Binding(name, "Tensor", self._node_of(value)) for name, value in scan_names(namespace).tensors]
             return tuple(sorted(found, key=lambda b: b.name))
         out = []
         for name in sorted(namespace):

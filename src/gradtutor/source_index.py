@@ -9,6 +9,7 @@ statement's label comes from (``z = torch.matmul(x, w)+b`` -> ``x @ w + b``).
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -44,6 +45,33 @@ class StatementInfo:
         )
 
 
+_LINE = re.compile(r".*?(?:\r\n|\n|\r|$)", re.S)
+
+
+class _Text:
+    """A source text that hands out the code of AST nodes. (What
+    ``ast.get_source_segment`` does, without splitting the whole text into
+    lines again for every node.)"""
+
+    def __init__(self, source: str) -> None:
+        self.lines = _LINE.findall(source)
+
+    def segment(self, node: ast.AST) -> str | None:
+        try:
+            first, last = node.lineno - 1, node.end_lineno - 1  # type: ignore[attr-defined]
+            start, end = node.col_offset, node.end_col_offset  # type: ignore[attr-defined]
+        except (AttributeError, TypeError):
+            return None
+        if end is None or not 0 <= first <= last < len(self.lines):
+            return None
+        lines = self.lines
+        if first == last:
+            return lines[first].encode()[start:end].decode()
+        head = lines[first].encode()[start:].decode()
+        tail = lines[last].encode()[:end].decode()
+        return "".join([head, *lines[first + 1 : last], tail])
+
+
 class SourceIndex:
     """Statements of one source text, found by any of their line numbers."""
 
@@ -55,18 +83,19 @@ class SourceIndex:
                 tree = ast.parse(source)
             except SyntaxError:
                 return
+        text = _Text(source)
         blocks: list[list[Any]] = []
         for node in ast.walk(tree):
             if isinstance(node, ast.stmt):
-                self._add(node, source)
+                self._add(node, text)
             for field in ("body", "orelse", "finalbody"):
                 block = getattr(node, field, None)
                 if isinstance(block, list):
                     blocks.append(block)
         for block in blocks:
-            self._join_shared_lines(block, source)
+            self._join_shared_lines(block, text)
 
-    def _join_shared_lines(self, block: list[Any], source: str) -> None:
+    def _join_shared_lines(self, block: list[Any], source: _Text) -> None:
         """Simple statements of one block written on one line become one
         statement with parts."""
         by_line: dict[int, list[ast.stmt]] = {}
@@ -84,14 +113,14 @@ class SourceIndex:
                 tuple(c for p in parts for c in p.comprehensions), parts,
             )
 
-    def _by_line_of(self, node: ast.stmt, source: str) -> StatementInfo:
-        text = ast.get_source_segment(source, node) or ""
+    def _by_line_of(self, node: ast.stmt, source: _Text) -> StatementInfo:
+        text = source.segment(node) or ""
         return StatementInfo(
             node.lineno, node.lineno, text, _label(node, source, text), _targets(node), _reads(node),
             _inlined_comprehensions(node),
         )
 
-    def _add(self, node: ast.stmt, source: str) -> None:
+    def _add(self, node: ast.stmt, source: _Text) -> None:
         start = node.lineno
         body = getattr(node, "body", None)
         if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
@@ -110,7 +139,7 @@ class SourceIndex:
             )
         else:
             end = node.end_lineno or start
-            text = ast.get_source_segment(source, node) or self._line(start).strip()
+            text = source.segment(node) or self._line(start).strip()
             info = StatementInfo(
                 start, end, text, _label(node, source, text), _targets(node), _reads(node),
                 _inlined_comprehensions(node), elements=_tuple_elements(node, source),
@@ -143,18 +172,18 @@ def _value_node(node: ast.stmt) -> ast.expr | None:
     return None
 
 
-def _label(node: ast.stmt, source: str, text: str) -> str:
+def _label(node: ast.stmt, source: _Text, text: str) -> str:
     if isinstance(node, ast.AugAssign):
         target = ast.unparse(node.target)
         op = _BINOPS.get(type(node.op), "?")
-        operand = ast.get_source_segment(source, node.value) or ast.unparse(node.value)
+        operand = source.segment(node.value) or ast.unparse(node.value)
         return shorten_expression(f"{target} {op} ({operand})" if " " in operand.strip() else f"{target} {op} {operand}")
     if isinstance(node, ast.Assign) and not all(isinstance(t, (ast.Name, ast.Tuple, ast.List)) for t in node.targets):
         # x[0] = v, self.w = v: what changed is the target, so show it all.
         return shorten_expression(text)
     value = _value_node(node)
     if value is not None:
-        segment = ast.get_source_segment(source, value) or ast.unparse(value)
+        segment = source.segment(value) or ast.unparse(value)
         return shorten_expression(segment)
     return shorten_expression(text.rstrip(":"))
 
@@ -175,13 +204,13 @@ def _targets(node: ast.stmt) -> tuple[str, ...]:
     return tuple(names)
 
 
-def _tuple_elements(node: ast.stmt, source: str) -> tuple[tuple[str, str | None], ...]:
+def _tuple_elements(node: ast.stmt, source: _Text) -> tuple[tuple[str, str | None], ...]:
     """(label, target) of each element of a tuple a statement returns or
     assigns element by element; () for any other statement."""
     value = getattr(node, "value", None)
     if not isinstance(value, ast.Tuple) or not isinstance(node, (ast.Return, ast.Assign)):
         return ()
-    labels = [shorten_expression(ast.get_source_segment(source, e) or ast.unparse(e)) for e in value.elts]
+    labels = [shorten_expression(source.segment(e) or ast.unparse(e)) for e in value.elts]
     if isinstance(node, ast.Return):
         return tuple((label, None) for label in labels)
     target = node.targets[-1]

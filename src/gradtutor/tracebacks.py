@@ -16,8 +16,18 @@ _PACKAGE_DIR = os.path.dirname(os.path.abspath(gradtutor.__file__))
 OVERRIDES_FILE = os.path.join("torch", "overrides.py")
 
 
+_tutor_files: dict[str, bool] = {}
+
+
 def is_tutor_file(filename: str) -> bool:
-    return os.path.abspath(filename).startswith(_PACKAGE_DIR + os.sep)
+    """Is ``filename`` one of the tutor's own modules? (Asked for every frame
+    the observer walks past, so the answer is kept per file name.)"""
+    known = _tutor_files.get(filename)
+    if known is None:
+        known = os.path.abspath(filename).startswith(_PACKAGE_DIR + os.sep)
+        if len(_tutor_files) < 4096:
+            _tutor_files[filename] = known
+    return known
 
 
 def _added_by_tutor(filename: str, next_filename: str | None) -> bool:

@@ -12,11 +12,17 @@ from functools import lru_cache
 from rich.cells import cell_len
 
 
+# Characters that may not take exactly one cell: all but printable ASCII and
+# U+00A0..U+02FF (Latin letters and signs, each one cell).
+_NOT_ONE_CELL = re.compile("[^\x20-\x7e\xa0-\u02ff]")
+
+
 def text_width(text: str) -> int:
     if text.isascii():
         return len(text)
-    # Per character: lines of a big graph are mostly distinct strings.
-    return sum(_char_width(ch) for ch in text)
+    # Per character, and only for the few that may differ (box drawing,
+    # arrows, CJK): lines of a big graph are mostly distinct strings.
+    return len(text) + sum(_char_width(ch) - 1 for ch in _NOT_ONE_CELL.findall(text))
 
 
 @lru_cache(maxsize=4096)
