@@ -372,3 +372,49 @@ def test_entering_and_leaving_a_function_does_not_redraw_what_it_did_not_touch(p
     [back] = [s for s in steps_of(text) if s[0].endswith("y = f(torch.zeros(2))") and "continued" in s[0]] or [
         s for s in steps_of(text) if s[0].endswith("y = f(torch.zeros(2))")]
     assert "w * 2" not in "\\n".join(back)
+
+
+def _bounded_by_every_render(narrator, snapshot, part, notes):
+    """The bound as first written: every fold and view drawn until one fits."""
+    from gradtutor.narrate import graph_drawing
+    from gradtutor.render.vertical_view import VERTICAL
+
+    options, hint = narrator.options, narrator.options.full_graph_hint
+    dots, times = ("...", "x") if options.ascii else ("…", "×")
+    for keep in (2, 1):
+        folded_part, folded = fold_repeats(part, keep=keep, ascii=options.ascii)
+        fold_notes = (narrator.say("fold", nodes=folded.nodes, hint=hint, dots=dots, times=times),) if folded.nodes else ()
+        for view in (None, VERTICAL):
+            drawing = graph_drawing(snapshot, options, explained=set(narrator.explained), graph=folded_part,
+                                    notes=notes + fold_notes, view=view)
+            if len(drawing.picture) <= MAX_PICTURE_LINES:
+                return drawing
+    cut = narrator.say("cut", lines=len(drawing.picture) - MAX_PICTURE_LINES, hint=hint)
+    return graph_drawing(snapshot, options, explained=set(narrator.explained), graph=folded_part,
+                         notes=notes + fold_notes + (cut,), view=VERTICAL).last(MAX_PICTURE_LINES)
+
+
+@pytest.mark.parametrize("level", ["statements", "ops"])
+@pytest.mark.parametrize("size", [10, 30, 41, 60, 130, 400])
+def test_the_picture_bound_skips_only_lists_that_cannot_fit(level, size):
+    """A big graph is not drawn as a list only to be measured; what is shown
+    is what drawing every attempt would show."""
+    from gradtutor.explanations import book_for
+    from gradtutor.model import Snapshot
+    from gradtutor.narrate import NarrationOptions, Narrator
+
+    nodes = [Node("x", "leaf", "x", names=("x",))]
+    edges = []
+    h = "x"
+    for i in range(size // 4):  # a residual chain: a parameter, two ops, a sum
+        p, mul, relu, add = f"p{i}", f"mul{i}", f"relu{i}", f"add{i}"
+        nodes += [Node(p, "leaf", f"model.{i}.weight", detail="model"), Node(mul, "op", "MulBackward0", step=9),
+                  Node(relu, "op", "ReluBackward0", step=9), Node(add, "op", "AddBackward0", step=9, names=(f"h{i}",))]
+        edges += [Edge(h, mul), Edge(p, mul), Edge(mul, relu), Edge(relu, add), Edge(h, add)]
+        h = add
+    graph = Graph(tuple(nodes), tuple(Edge(e.src, e.dst) for e in edges))
+    snapshot = Snapshot(9, 1, graph, graph)
+    for width in (60, 100):
+        narrator = Narrator(book_for("en"), NarrationOptions(level=level, width=width))
+        expected = _bounded_by_every_render(narrator, snapshot, graph, ("a note",))
+        assert narrator.bounded_drawing(snapshot, graph, ("a note",)) == expected

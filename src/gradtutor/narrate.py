@@ -15,8 +15,8 @@ from rich.text import Text
 
 
 from gradtutor.explanations import ExplanationBook, Locate
-from gradtutor.model import LEVEL_STATEMENTS, MODULE, Event, Graph, Snapshot, Step, is_routine
-from gradtutor.render import Drawing, GraphView, render_graph
+from gradtutor.model import LEAF, LEVEL_OPS, LEVEL_STATEMENTS, MODULE, Event, Graph, Snapshot, Step, is_routine
+from gradtutor.render import LAYERED_LIMIT, Drawing, GraphView, render_graph
 from gradtutor.render.vertical_view import VERTICAL
 from gradtutor.render.focus import Focus, touched_part
 from gradtutor.render.repeats import fold_repeats
@@ -219,6 +219,15 @@ def graph_drawing(
     return drawing
 
 
+def _least_entries(graph: Graph) -> int:
+    """How many entries the list of ``graph`` has at least. The op view lists
+    a module's parameter inside the op that uses it, with the transpose
+    between them (``model.0.weight.T``): each leaf that may be a parameter
+    takes itself and at most one more node out of the list."""
+    leaves = sum(1 for n in graph.nodes if n.kind == LEAF)
+    return max(0, len(graph.nodes) - 2 * leaves)
+
+
 def _names_a_place(key: str) -> bool:
     # "[✗ freed]" names the backward that freed it, "[changed in place]" the
     # lines that changed it: worth saying each time.
@@ -402,19 +411,32 @@ class Narrator:
         saying how to see all."""
         hint = self.options.full_graph_hint
         dots, times = ("...", "x") if self.options.ascii else ("…", "×")
+        listed: Drawing | None = None  # the most folded list, once drawn
         for keep in (2, 1):
             folded_part, folded = fold_repeats(part, keep=keep, ascii=self.options.ascii)
             fold_notes = (self.say("fold", nodes=folded.nodes, hint=hint, dots=dots, times=times),) if folded.nodes else ()
+            entries = _least_entries(folded_part)
             for view in (None, VERTICAL):
+                # The list has a line per entry at least: past the bound it
+                # cannot fit, and is not drawn only to be measured.
+                as_list = view == VERTICAL or self.options.level == LEVEL_OPS and entries > LAYERED_LIMIT
+                if as_list and entries > MAX_PICTURE_LINES:
+                    continue
                 drawing = graph_drawing(
                     snapshot, self.options, explained=set(self.explained), graph=folded_part,
                     notes=notes + fold_notes, view=view,
                 )
                 if len(drawing.picture) <= MAX_PICTURE_LINES:
                     return drawing
+                listed = drawing if keep == 1 and view == VERTICAL else None
         # Still too long: the most folded list, its last lines. The list gives
         # inputs before what uses them, so what the step made is at its end.
-        cut_note = self.say("cut", lines=len(drawing.picture) - MAX_PICTURE_LINES, hint=hint)
+        if listed is None:
+            listed = graph_drawing(
+                snapshot, self.options, explained=set(self.explained), graph=folded_part,
+                notes=notes + fold_notes, view=VERTICAL,
+            )
+        cut_note = self.say("cut", lines=len(listed.picture) - MAX_PICTURE_LINES, hint=hint)
         drawing = graph_drawing(
             snapshot, self.options, explained=set(self.explained), graph=folded_part,
             notes=notes + fold_notes + (cut_note,), view=VERTICAL,

@@ -125,6 +125,8 @@ _PYTHON_FUNCTION = types.FunctionType  # (inside __torch_function__, "types" is 
 _PLAIN = object()  # kinds of torch function: see CallObserver._classify
 _PYTHON = object()
 _grad_enabled = torch.is_grad_enabled
+_gettrace = sys.gettrace
+_settrace = sys.settrace
 _VERSION_RE = re.compile(r"is at version (\d+)")
 _SHAPE_RE = re.compile(r"\[torch\.\w+ \[([\d, ]*)\]\]")
 
@@ -153,7 +155,9 @@ def _caller_frame(func: Any) -> types.FrameType | None:
     return frame
 
 
-def call_warning_at_caller(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+def call_warning_at_caller(
+    func: Any, args: tuple[Any, ...], kwargs: dict[str, Any], run: Callable[..., Any] | None = None
+) -> Any:
     """Call ``func``; re-issue its warnings where python would have put them.
 
     Called from the mode, a warning torch raises would be placed at (and
@@ -163,7 +167,7 @@ def call_warning_at_caller(func: Any, args: tuple[Any, ...], kwargs: dict[str, A
     """
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        out = func(*args, **kwargs)
+        out = func(*args, **kwargs) if run is None else run(func, args, kwargs)
     if caught:
         frame = _caller_frame(func)
         for w in caught:
@@ -232,8 +236,9 @@ class CallObserver(TorchFunctionMode):
         # id(t.data result) -> (weakref to it, weakref to t): an in-place op on
         # it changes t behind autograd's back. Entries leave with the tensor.
         self._data_views: dict[int, tuple[weakref.ref[torch.Tensor], weakref.ref[torch.Tensor]]] = {}
-        self._signatures: dict[Any, inspect.Signature] = {}
+        self._signatures: dict[Any, tuple[tuple[str, ...] | None, frozenset[str]]] = {}
         self._kinds: dict[Any, Any] = {}
+        self._trace: Any = None  # the stepper's trace function, off while a handler runs
         self._key = registry.key
 
     # ---- dispatch -----------------------------------------------------------
@@ -278,16 +283,30 @@ class CallObserver(TorchFunctionMode):
             kind = self._classify(func)
         if kind is _PLAIN:
             out = func(*args, **kwargs)
-        elif kind is _PYTHON:
-            if kwargs.get("inplace") is True:
-                # (F.relu(x, inplace=True), as nn.ReLU(inplace=True) calls it: the
-                # torch.relu_ inside runs where the mode does not see it.)
-                return self._on_inplace(func, f"{func.__name__}(inplace=True)", args, kwargs)
-            out = call_warning_at_caller(func, args, kwargs)
-        elif type(kind) is str:
-            return self._on_inplace(func, kind, args, kwargs)
         else:
-            return kind(func, args, kwargs)
+            # The tutor's own bookkeeping runs with the stepper's trace function
+            # off (each of its Python calls would be a traced call, several
+            # times slower); ``_run`` turns it back on for the user's call.
+            trace = _gettrace()
+            if trace is not None:
+                _settrace(None)
+            outer, self._trace = self._trace, trace
+            try:
+                if kind is _PYTHON:
+                    if kwargs.get("inplace") is True:
+                        # (F.relu(x, inplace=True), as nn.ReLU(inplace=True) calls it:
+                        # the torch.relu_ inside runs where the mode does not see it.)
+                        return self._on_inplace(func, f"{func.__name__}(inplace=True)", args, kwargs)
+                    out = call_warning_at_caller(func, args, kwargs, self._run)  # F.mse_loss and other Python APIs
+                    self._after_call(args, out)
+                    return out
+                if type(kind) is str:
+                    return self._on_inplace(func, kind, args, kwargs)
+                return kind(func, args, kwargs)
+            finally:
+                self._trace = outer
+                if trace is not None:
+                    _settrace(trace)
         if not _grad_enabled():
             self._no_grad_outputs(args, out)
         # Tag the nodes the call made with the line that made them. (Only
@@ -295,10 +314,35 @@ class CallObserver(TorchFunctionMode):
         if isinstance(out, torch.Tensor):
             fn = out.grad_fn
             if fn is not None and self._key not in fn.metadata:  # type: ignore[operator]
-                self.registry.tag_graph(fn, self.context.origin)
+                trace = _gettrace()
+                if trace is None:
+                    self.registry.tag_graph(fn, self.context.origin)
+                else:
+                    _settrace(None)
+                    try:
+                        self.registry.tag_graph(fn, self.context.origin)
+                    finally:
+                        _settrace(trace)
         elif isinstance(out, (tuple, list)):
             self._tag_outputs(out)
         return out
+
+    def _run(self, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        """Call the user's torch function as the program would: traced again
+        (it may call back into the user's code: hooks, a custom Function)."""
+        trace = self._trace
+        if trace is None:
+            return func(*args, **kwargs)
+        _settrace(trace)
+        try:
+            return func(*args, **kwargs)
+        finally:
+            _settrace(None)
+
+    def _after_call(self, args: tuple[Any, ...], out: Any) -> None:
+        if not _grad_enabled():
+            self._no_grad_outputs(args, out)
+        self._tag_outputs(out)
 
     def _no_grad_outputs(self, args: tuple[Any, ...], out: Any) -> None:
         """Under no_grad, a call on tensors that require grad makes tensors that do not."""
@@ -318,11 +362,25 @@ class CallObserver(TorchFunctionMode):
 
     # ---- handlers -----------------------------------------------------------
     def _bind(self, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
-        sig = self._signatures.get(func)
-        if sig is None:
-            sig = self._signatures[func] = inspect.signature(func)
+        """The arguments of a call by parameter name ({} when they do not fit)."""
+        names = self._signatures.get(func)
+        if names is None:
+            params = inspect.signature(func).parameters.values()
+            positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+            simple = all(p.kind in positional or p.kind == inspect.Parameter.KEYWORD_ONLY for p in params)
+            names = self._signatures[func] = (
+                tuple(p.name for p in params if p.kind in positional) if simple else None,
+                frozenset(p.name for p in params),
+            )
+        order, known = names
+        if order is not None and len(args) <= len(order) and known.issuperset(kwargs):
+            bound = dict(zip(order, args))
+            if not bound.keys() & kwargs.keys():
+                bound.update(kwargs)
+                return bound
+            return {}  # an argument given twice: the call itself raises TypeError
         try:
-            return dict(sig.bind(*args, **kwargs).arguments)
+            return dict(inspect.signature(func).bind(*args, **kwargs).arguments)
         except TypeError:
             return {}
 
@@ -356,7 +414,7 @@ class CallObserver(TorchFunctionMode):
                     g = None
                 before.append((weakref.ref(leaf), g, None if g is None else g._version))
         try:
-            out = func(*args, **kwargs)
+            out = self._run(func, args, kwargs)
         except RuntimeError as exc:
             self._explain_backward_error(exc, grad_fns, bound)
             self.error_details.setdefault(id(exc), {})["during"] = api
@@ -485,7 +543,7 @@ class CallObserver(TorchFunctionMode):
         if before is not None:
             self.registry.tag_graph(before, self.context.origin)
         try:
-            out = func(*args, **kwargs)
+            out = self._run(func, args, kwargs)
         except RuntimeError as exc:
             if target is not None:
                 self.error_details[id(exc)] = {"op": name, "tensor_ref": weakref.ref(target)}
@@ -521,7 +579,7 @@ class CallObserver(TorchFunctionMode):
     def _on_detach(self, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         source = args[0] if args and isinstance(args[0], torch.Tensor) else None
         had_grad = source is not None and source.requires_grad
-        out = func(*args, **kwargs)
+        out = self._run(func, args, kwargs)
         if func == _DATA_GET and source is not None and isinstance(out, torch.Tensor):
             self._remember_data_view(out, source)
         if source is not None and had_grad and isinstance(out, torch.Tensor):
@@ -533,7 +591,7 @@ class CallObserver(TorchFunctionMode):
 
     def _on_foreach_inplace(self, func: Any, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         """``torch._foreach_add_(tensors, ...)``, as optimizers use: one change per tensor."""
-        out = func(*args, **kwargs)
+        out = self._run(func, args, kwargs)
         library, kind = self._library_call()
         op = name.removeprefix("_foreach_")
         for target in args[0]:
@@ -556,7 +614,7 @@ class CallObserver(TorchFunctionMode):
         views[key] = (weakref.ref(view, forget), weakref.ref(source))
 
     def _on_data_set(self, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        out = func(*args, **kwargs)
+        out = self._run(func, args, kwargs)
         target = args[0] if args and isinstance(args[0], torch.Tensor) else None
         if target is not None:
             ref = weakref.ref(target)
@@ -568,7 +626,7 @@ class CallObserver(TorchFunctionMode):
         return out
 
     def _on_grad_set(self, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        out = func(*args, **kwargs)
+        out = self._run(func, args, kwargs)
         target = args[0] if args and isinstance(args[0], torch.Tensor) else None
         if target is not None:
             value = args[1] if len(args) > 1 else None
@@ -576,7 +634,7 @@ class CallObserver(TorchFunctionMode):
         return out
 
     def _on_retain_grad(self, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        out = func(*args, **kwargs)
+        out = self._run(func, args, kwargs)
         if args and isinstance(args[0], torch.Tensor):
             self.add_record(RetainGradRecord(self.context.line, weakref.ref(args[0])))
         return out
@@ -585,8 +643,8 @@ class CallObserver(TorchFunctionMode):
         t = args[0] if args and isinstance(args[0], torch.Tensor) else None
         if t is not None and not t.is_leaf and not t.retains_grad:
             self.add_record(WarningRecord(self.context.line, "non-leaf-grad", weakref.ref(t)))
-            return call_warning_at_caller(func, args, kwargs)
-        return func(*args, **kwargs)
+            return call_warning_at_caller(func, args, kwargs, self._run)
+        return self._run(func, args, kwargs)
 
     def add_record(self, record: Any, exec_id: int | None = None) -> None:
         """Keep ``record`` for the statement execution it belongs to (the one

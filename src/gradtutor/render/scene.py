@@ -42,6 +42,7 @@ class Scene:
     locate: Locate | None = None
     _texts: dict[tuple[str, int], NodeText] = field(default_factory=dict)
     _param_texts: dict[tuple[str, int], NodeText] = field(default_factory=dict)
+    input_orders: dict[str, list[str]] = field(default_factory=dict)  # the vertical list's, per node
 
     def say(self, key: str, **fields: object) -> str:
         """The legend's or a note's words in the drawing's language."""

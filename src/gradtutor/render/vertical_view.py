@@ -53,7 +53,7 @@ def entry_order(scene: Scene) -> list[list[str]]:
                 continue
             placed.add(node_id)
             stack.append((node_id, True))
-            for pred in reversed(_in_label_order(scene, node_id, list(index.preds[node_id]))):
+            for pred in reversed(_in_label_order(scene, node_id)):
                 if pred not in placed:
                     stack.append((pred, False))
         _join(groups, group, scene)
@@ -100,7 +100,7 @@ def _emit_entry(picture: Picture, scene: Scene, node_id: str) -> None:
     start = line.add_node(text)
     picture.anchors[node_id] = (len(picture.lines), start, start + len(text.text))
     picture.markers |= text.markers
-    preds = _in_label_order(scene, node_id, list(scene.index.preds[node_id]))
+    preds = _in_label_order(scene, node_id)
     pieces: list[tuple[str, str | None]] = [(scene.ref(p), REF_STYLE) for p in preds]
     for param in scene.params.get(node_id, []):
         param_text = scene.param_text(param, scene.width)
@@ -111,28 +111,44 @@ def _emit_entry(picture: Picture, scene: Scene, node_id: str) -> None:
         _emit(picture, line)
         return
     lead = f"  {scene.charset.ref} "
-    one_line = text.width + text_width(lead) + sum(text_width(t) + 2 for t, _ in pieces) - 2
+    widths = [text_width(t) for t, _ in pieces]
+    one_line = text.width + text_width(lead) + sum(widths) + 2 * len(pieces) - 2
     if one_line > scene.width:  # the inputs go on lines of their own under the entry
         _emit(picture, line)
         lead = "   " + lead.lstrip()
         line = LineBuilder()
-    used = (0 if one_line > scene.width else text.width) + text_width(lead)
+    lead_width = text_width(lead)
+    used = (0 if one_line > scene.width else text.width) + lead_width
     line.add(lead, REF_STYLE)
+    last = len(pieces) - 1
     for i, (piece, style) in enumerate(pieces):
-        sep = ", " if i < len(pieces) - 1 else ""
-        piece = cut_cells(piece, max(4, scene.width - text_width(lead) - len(sep)), scene.charset.ellipsis)
-        if i and used + text_width(piece + sep) > scene.width:
+        sep = ", " if i < last else ""
+        limit = max(4, scene.width - lead_width - len(sep))
+        if widths[i] > limit:
+            piece = cut_cells(piece, limit, scene.charset.ellipsis)
+            widths[i] = text_width(piece)
+        width = widths[i] + len(sep)
+        if i and used + width > scene.width:
             _emit(picture, line)
-            line = LineBuilder().add(" " * text_width(lead), REF_STYLE)
-            used = text_width(lead)
+            line = LineBuilder().add(" " * lead_width, REF_STYLE)
+            used = lead_width
         line.add(piece, style)
         line.add(sep, REF_STYLE)
-        used += text_width(piece + sep)
+        used += width
     _emit(picture, line)
 
 
-def _in_label_order(scene: Scene, node_id: str, refs: list[str]) -> list[str]:
+def _in_label_order(scene: Scene, node_id: str) -> list[str]:
     """Inputs in the order the label names them: ``BCE(z, y)  ◀ z, y``."""
+    found = scene.input_orders.get(node_id)
+    if found is None:
+        found = scene.input_orders[node_id] = _label_order(scene, node_id, list(scene.index.preds[node_id]))
+    return found
+
+
+def _label_order(scene: Scene, node_id: str, refs: list[str]) -> list[str]:
+    if len(refs) < 2:
+        return refs
     label = scene.all_nodes[node_id].label
     names = {r: scene.ref(r).split(" ")[0] for r in refs}
 
