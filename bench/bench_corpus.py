@@ -2,8 +2,8 @@
 the tutor against python, side by side in one process (torch imported once).
 
 For each program: a run as ``python PATH`` would run it (``runpy``), a run
-under the tutor (``explain.run_script``, as ``gradtutor explain`` runs it, no
-narration printed), then python again; python's figure is the smaller of its
+under the tutor (``gradtutor explain --plain``, its narration written to memory),
+then python again; python's figure is the smaller of its
 two runs (the first also pays for torch's lazy imports). CPU time
 (``time.process_time``); DataLoader worker processes are not counted.
 
@@ -49,17 +49,17 @@ def python_cpu(path: str) -> float:
 
 
 def tutor_cpu(path: str) -> float:
-    from gradtutor.explain import read_program, run_script
+    """``gradtutor explain --plain PATH``, narration included (written to memory)."""
+    from gradtutor.cli import main as gradtutor
 
     with as_script(path):
         start = time.process_time()
-        source, code = read_program(path)
-        run_script(path, source, code, [], capture_output=True)
+        gradtutor(["explain", "--plain", "--width", "100", path])
         return time.process_time() - start
 
 
 def main() -> None:
-    paths = sys.argv[1:] or sorted(glob.glob(os.path.join(CORPUS, "*.py")))
+    paths = [os.path.abspath(p) for p in sys.argv[1:]] or sorted(glob.glob(os.path.join(CORPUS, "*.py")))
     print(f"{'program':<40}{'python s':>10}{'tutor s':>10}{'ratio':>8}")
     total_p = total_t = 0.0
     for path in paths:

@@ -365,6 +365,26 @@ HIDDEN_LOOPS = [
             except RuntimeError:
                 pass
     """,
+    # tensors rebound late in a loop by steps that call no torch function: by
+    # the step's own assignment, and by a function it calls (global)
+    """
+    import torch
+    x = torch.ones(2, requires_grad=True)
+    pair = [x * 2]
+    pair.append(pair[0] * 3)
+    y = pair[1]
+    z = y + 1
+    def swap():
+        global y
+        y = pair[0]
+    for i in range(12):
+        j = i * 2
+        if i >= 7:
+            y = pair[i % 2]
+        if i == 10:
+            swap()
+            w = z
+    """,
 ]
 
 

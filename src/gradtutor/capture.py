@@ -64,8 +64,10 @@ class OutputCapture:
         if self._file is None:
             return ""
         sys.stdout.flush()
-        if os.fstat(self._file.fileno()).st_size == self._pos:
-            return ""  # nothing new: one system call, not a seek and a read
+        # The file's end is where fd 1 writes next (they share one offset):
+        # nothing new is one cheap system call, not a seek and a read.
+        if os.lseek(self._file.fileno(), 0, os.SEEK_END) == self._pos:
+            return ""
         self._file.seek(self._pos)
         data = self._file.read()
         self._pos += len(data)

@@ -147,6 +147,7 @@ class Engine:
         on_begin: Callable[[StepStart], None] | None = None,
         max_iterations: int = 3,
         capture_output: bool = False,
+        announce_hidden: bool = True,
     ) -> None:
         if namespace is None:
             namespace = {"__name__": "__main__"}
@@ -155,6 +156,10 @@ class Engine:
         self.namespace = namespace
         self.on_step = on_step
         self.on_begin = on_begin
+        # Whether ``on_begin`` hears of a step that will most likely be hidden
+        # (a loop past its first iterations) when nothing was printed before
+        # it: the shell's does (it heads any output), explain's does not.
+        self.announce_hidden = announce_hidden
         self.max_iterations = max_iterations
         self.capture_output = capture_output
         self.registry = ag.TagRegistry()
@@ -162,6 +167,9 @@ class Engine:
         self.observer = CallObserver(self.registry, self.context, is_user_file=self._is_user_file)
         self.snapshotter = Snapshotter(self.registry)
         self._indexes: dict[str, SourceIndex] = {}
+        # Per frame: the type of each name's value when a step last changed
+        # nothing (see _nothing_happened).
+        self._scope_types: dict[Any, dict[str, int]] = {}
         self._frames: dict[int, _Frame] = {}
         self._stack: list[_Frame] = []
         self._trackers: dict[int, NameTracker] = {}
@@ -329,7 +337,9 @@ class Engine:
 
     # ---- tracing ------------------------------------------------------------
     def _global_trace(self, frame: FrameType, event: str, arg: Any) -> Any:
-        if event != "call" or self.in_child:
+        # Called for every Python call the program makes, library code's
+        # included: only the user's files go further.
+        if event != "call" or frame.f_code.co_filename not in self._indexes or self.in_child:
             return None
         try:
             return self._start_frame(frame)
@@ -429,6 +439,7 @@ class Engine:
         return self._local_trace
 
     def _begin(self, state: _Frame, stmt: StatementInfo, lasti: int) -> None:
+        fresh = state.stmt is None
         self._next_exec += 1
         state.stmt = stmt
         state.lasti = lasti
@@ -451,9 +462,14 @@ class Engine:
         count = self._counts[key] = self._counts.get(key, 0) + 1
         self.context.origin = state.origin
         if self.on_begin is not None:
-            self._announce(state, stmt, count)
+            # Output printed before this step began: only possible when the
+            # frame's previous step did not just end (its end takes the
+            # output): the frame's first step, or its first on resuming.
+            pending = self._take_output() if fresh else ""
+            if pending or count <= self.max_iterations or self.announce_hidden:
+                self._announce(state, stmt, count, pending)
 
-    def _announce(self, state: _Frame, stmt: StatementInfo, iteration: int) -> None:
+    def _announce(self, state: _Frame, stmt: StatementInfo, iteration: int, pending: str) -> None:
         observer = self.observer
         observer.paused = True
         try:
@@ -461,7 +477,7 @@ class Engine:
             assert self.on_begin is not None
             self.on_begin(StepStart(
                 index=state.origin.exec_id, line=stmt.start, source=stmt.text, function=state.function,
-                file=state.filename, iteration=iteration, shown=shown, pending_output=self._take_output(),
+                file=state.filename, iteration=iteration, shown=shown, pending_output=pending,
                 hidden=state.hidden if shown else 0,
                 repeated=tuple((e, n) for e, n in state.repeated.values()) if shown else (),
             ))
@@ -470,6 +486,7 @@ class Engine:
 
     def _end_frame(self, state: _Frame) -> None:
         self._frames.pop(state.key, None)
+        self._scope_types.pop(state.key, None)
         if not state.is_module:
             self._trackers.pop(state.key, None)
             self.snapshotter.forget_frame(state.key)
@@ -510,9 +527,7 @@ class Engine:
         assert stmt is not None
         observer = self.observer
         observer.paused = True
-        # The tutor's own reads of tensors must not reach the user's modes.
-        quiet_reads = ag.hidden_from_user_modes()
-        quiet_reads.__enter__()
+        quiet_reads = None
         try:
             iteration = self._counts.get((state.code, state.code.co_filename, stmt.start), 1)
             output = self._take_output()
@@ -521,13 +536,17 @@ class Engine:
             scope = StepNames(own)
             if (
                 iteration > self.max_iterations and not output and returning is None
-                and self._nothing_happened(scope, state)
+                and self._nothing_happened(own, scope, state)
             ):
                 # A loop step that called no torch function, raised nothing and
                 # bound no tensor: nothing to report, so nothing to compute.
                 state.hidden += 1
                 self._hidden_total += 1
                 return
+            self._scope_types.pop(state.key, None)
+            # The tutor's own reads of tensors must not reach the user's modes.
+            quiet_reads = ag.hidden_from_user_modes()
+            quiet_reads.__enter__()
             namespace = scope if state.is_module else self._namespace_of(frame, state, own)
             if isinstance(returning, torch.Tensor) and returning.grad_fn is not None:
                 # Nodes only reachable from a return value belong to this line.
@@ -599,10 +618,11 @@ class Engine:
             if self.on_step is not None:
                 self.on_step(step)
         finally:
-            quiet_reads.__exit__(None, None, None)
+            if quiet_reads is not None:
+                quiet_reads.__exit__(None, None, None)
             observer.paused = False
 
-    def _nothing_happened(self, scope: StepNames, state: _Frame) -> bool:
+    def _nothing_happened(self, own: Mapping[str, Any], scope: StepNames, state: _Frame) -> bool:
         """Did the statement leave everything the tutor reports as it was? No
         torch function called (so no graph, gradient or record changed), no
         exception, and every tensor name of the frame bound as before."""
@@ -613,6 +633,17 @@ class Engine:
             return False
         tracker = self._trackers.get(state.key)
         bound = tracker.bound if tracker is not None else {}
+        types = self._scope_types.get(state.key)
+        if types is not None:
+            # The same names, each holding a value of the type it held when
+            # last looked at with nothing changed: the tensor names are the
+            # ones bound, and each must still hold its tensor. (Ids of types,
+            # so the tutor keeps no class of the user's alive.)
+            if len(types) == len(own) and all(own.get(name) is old.ref() for name, old in bound.items()):
+                now = {name: id(type(value)) for name, value in own.items()}
+                if now == types:
+                    return True
+            self._scope_types.pop(state.key, None)
         seen = 0
         for name, value in scope.scan().tensors:
             old = bound.get(name)
@@ -623,6 +654,7 @@ class Engine:
             return False
         if tracker is None:
             self._trackers[state.key] = NameTracker()  # a new frame with no tensors: nothing bound yet
+        self._scope_types[state.key] = {name: id(type(value)) for name, value in own.items()}
         return True
 
     def _grad_changes(self, namespace: Mapping[str, Any], snapshot: Snapshot) -> tuple[tuple[str, Any, Any], ...]:

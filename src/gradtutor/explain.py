@@ -213,7 +213,9 @@ def _explain_text(args: argparse.Namespace, env: Environment, run: Callable[...,
     )
     narrator = Narrator(book_for(language), options)
     printer = StepPrinter(narrator, console.print)
-    result = run(on_step=printer.finish, on_begin=printer.begin, capture_output=True, narration_stream=stream)
+    result = run(
+        on_step=printer.finish, on_begin=printer.begin, capture_output=True, narration_stream=stream, announce_hidden=False
+    )
     stream.write_through = None
     if result.hidden_steps:
         console.print(_hidden_epilogue(result, narrator), style="dim")
