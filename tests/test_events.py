@@ -640,3 +640,48 @@ def test_forward_mode_dual_tensors_are_marked_as_such(program):
     after = {n["names"][0]: n.get("dual", False) for n in step_at(doc, 7)["graph"]["nodes"] if n["names"]}
     assert inside == {"x": False, "d": True, "y": True}
     assert after["z"] is False and after["y"] is False  # no dual level any more: no tangent
+
+
+def _modules_to_compare():
+    import torch
+    import torch.nn.utils.parametrize as parametrize
+
+    torch.manual_seed(0)
+    shared = torch.nn.Linear(3, 3)
+    tied = torch.nn.Sequential(torch.nn.Embedding(5, 3), torch.nn.Linear(3, 5, bias=False))
+    tied[1].weight = tied[0].weight
+    with_none = torch.nn.Linear(3, 3, bias=False)
+    with_none.register_parameter("extra", None)
+    with_none.register_buffer("scale", torch.ones(3))
+    with_none.register_buffer("off", None)
+    with_none.register_buffer("temp", torch.zeros(1), persistent=False)
+    parametrized = torch.nn.Linear(4, 4)
+
+    class Symmetric(torch.nn.Module):
+        def forward(self, x):
+            return x.triu() + x.triu(1).transpose(-1, -2)
+
+    parametrize.register_parametrization(parametrized, "weight", Symmetric())
+    return [
+        torch.nn.Sequential(shared, torch.nn.ReLU(), shared),
+        tied,
+        with_none,
+        torch.nn.Sequential(torch.nn.BatchNorm1d(3), torch.nn.ModuleDict({"a": torch.nn.Linear(3, 2), "b": None})),
+        torch.nn.LSTM(3, 4, num_layers=2),
+        torch.nn.TransformerEncoderLayer(8, 2, dim_feedforward=16),
+        parametrized,
+        torch.nn.ModuleList([torch.nn.Conv2d(1, 2, 3), torch.nn.ModuleList([torch.nn.LayerNorm(2)])]),
+    ]
+
+
+@pytest.mark.parametrize("index", range(8))
+def test_module_parts_are_what_named_parameters_and_buffers_give(index):
+    """The tutor reads a module's parameters and buffers from its own tables
+    (calling none of its methods); the result must be what named_parameters()
+    and buffers() give: the same tensors, paths and order, each once."""
+    from gradtutor.snapshot import module_parts
+
+    module = _modules_to_compare()[index]
+    params, buffers = module_parts(module)
+    assert [(path, id(p)) for path, p in params] == [(path, id(p)) for path, p in module.named_parameters()]
+    assert [id(b) for b in buffers] == [id(b) for b in module.buffers()]

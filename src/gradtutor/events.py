@@ -65,8 +65,9 @@ def _names_by_id(namespace: Mapping[str, Any]) -> dict[int, list[str]]:
 def _param_paths(namespace: Mapping[str, Any]) -> dict[int, tuple[str, str]]:
     """``id(param)`` -> (module name, parameter path) for named modules."""
     out: dict[int, tuple[str, str]] = {}
-    for name, value in scan_names(namespace).modules:
-        for p_name, p in value.named_parameters():
+    scan = scan_names(namespace)
+    for name, value in scan.modules:
+        for p_name, p in scan.parts(value)[0]:
             out.setdefault(id(p), (name, f"{name}.{p_name}"))
     return out
 
@@ -186,14 +187,15 @@ def _grad_owners(namespace: Mapping[str, Any], params: Mapping[int, tuple[str, s
     """``id(t.grad)`` -> ``t``'s name, for named tensors; ``m:<module>`` for
     the parameters of named modules."""
     owners: dict[int, str] = {}
-    for name, value in scan_names(namespace).tensors_and_modules:
+    scan = scan_names(namespace)
+    for name, value in scan.tensors_and_modules:
         if isinstance(value, torch.Tensor):
             if value.is_leaf or value.retains_grad:
                 g = value.grad
                 if g is not None:
                     owners.setdefault(id(g), name)
         else:
-            for p in value.parameters():
+            for _, p in scan.parts(value)[0]:
                 g = p.grad
                 if g is not None:
                     owners.setdefault(id(g), "m:" + params.get(id(p), (name, ""))[0])
@@ -203,8 +205,9 @@ def _grad_owners(namespace: Mapping[str, Any], params: Mapping[int, tuple[str, s
 def _module_tensors(namespace: Mapping[str, Any]) -> dict[int, str]:
     """``id(buffer)`` -> module name, for the buffers (running statistics...) of named modules."""
     out: dict[int, str] = {}
-    for name, value in scan_names(namespace).modules:
-        for b in value.buffers():
+    scan = scan_names(namespace)
+    for name, value in scan.modules:
+        for b in scan.parts(value)[1]:
             out.setdefault(id(b), name)
     return out
 

@@ -33,12 +33,43 @@ def is_tracked_name(name: str) -> bool:
     return not name.startswith("__") and name != "_" and not (name[:1] == "_" and name[1:].isdigit())
 
 
+def module_parts(module: torch.nn.Module) -> tuple[list[tuple[str, torch.Tensor]], list[torch.Tensor]]:
+    """A module's parameters with their paths and its buffers, its submodules'
+    included, as ``named_parameters()`` and ``buffers()`` give them (each
+    once, in that order), read from the module's own tables: no method a
+    subclass may override is called, and no generators are run."""
+    params: list[tuple[str, torch.Tensor]] = []
+    buffers: list[torch.Tensor] = []
+    seen_modules: set[int] = set()
+    seen_params: set[int] = set()
+    seen_buffers: set[int] = set()
+    stack: list[tuple[str, Any]] = [("", module)]
+    while stack:  # depth first, each module before its submodules, as named_modules()
+        prefix, current = stack.pop()
+        if id(current) in seen_modules:
+            continue
+        seen_modules.add(id(current))
+        tables = getattr(current, "__dict__", {})
+        dot = prefix + "." if prefix else ""
+        for key, value in (tables.get("_parameters") or {}).items():
+            if value is not None and id(value) not in seen_params:
+                seen_params.add(id(value))
+                params.append((dot + key, value))
+        for value in (tables.get("_buffers") or {}).values():
+            if value is not None and id(value) not in seen_buffers:
+                seen_buffers.add(id(value))
+                buffers.append(value)
+        children = [(dot + key, sub) for key, sub in (tables.get("_modules") or {}).items() if sub is not None]
+        stack.extend(reversed(children))
+    return params, buffers
+
+
 class NameScan:
     """The tracked names of a namespace that the tutor looks at, by kind, in
     the namespace's order: tensors, modules, and short tuples and lists
     (which may hold tensors: an LSTM's ``hidden``)."""
 
-    __slots__ = ("tensors", "modules", "sequences", "tensors_and_modules")
+    __slots__ = ("tensors", "modules", "sequences", "tensors_and_modules", "_parts")
 
     def __init__(self, namespace: Mapping[str, Any]) -> None:
         tensors: list[tuple[str, torch.Tensor]] = []
@@ -60,6 +91,14 @@ class NameScan:
         self.modules = modules
         self.sequences = sequences
         self.tensors_and_modules = both
+        self._parts: dict[int, tuple[list[tuple[str, torch.Tensor]], list[torch.Tensor]]] = {}
+
+    def parts(self, module: torch.nn.Module) -> tuple[list[tuple[str, torch.Tensor]], list[torch.Tensor]]:
+        """``module_parts(module)``, found once per scan."""
+        found = self._parts.get(id(module))
+        if found is None:
+            found = self._parts[id(module)] = module_parts(module)
+        return found
 
 
 class StepNames(Mapping[str, Any]):
@@ -145,7 +184,7 @@ def describe_value(value: Any) -> str:
         shape = "x".join(str(s) for s in value.shape) or "scalar"
         return f"tensor {shape} {ag.dtype_name(value.dtype)}" + (" " + " ".join(flags) if flags else "")
     if isinstance(value, torch.nn.Module):
-        n = sum(p.numel() for p in value.parameters())
+        n = sum(p.numel() for _, p in module_parts(value)[0])
         return f"{kind.__name__} ({n} parameters)"
     if kind in (int, float, bool, complex) or value is None:
         return repr(value)  # builtins: their repr is short and runs no user code
@@ -219,7 +258,7 @@ class Snapshotter:
         sizes: dict[str, int] = {}  # every name of a module (for :names)
         for mod_name, module in () if lite else modules:
             size, claimed = 0, False
-            for p_name, param in module.named_parameters():
+            for p_name, param in scan_names(namespace).parts(module)[0]:
                 if id(param) not in param_names:
                     param_names[id(param)] = (f"{mod_name}.{p_name}", mod_name)
                     claimed = True
