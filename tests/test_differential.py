@@ -100,6 +100,30 @@ def test_warnings_are_shown_where_and_as_often_as_python_shows_them(tmp_path):
     assert len(plain) == 4 and tutor == plain
 
 
+def test_a_warning_python_shows_once_in_a_loop_is_shown_once(tmp_path):
+    """In a loop, python shows each warning once per place: a non-leaf .grad
+    read, a warnings.warn beside torch calls, a warning of a Python-level
+    torch function. The tutor catches torch's warnings to put them at the
+    user's line; the catching must not make the user's modules forget which
+    warnings they have shown."""
+    path = tmp_path / "loop_warns.py"
+    path.write_text(
+        "import warnings, torch\nx = torch.ones(2, requires_grad=True)\n"
+        "for i in range(4):\n"
+        "    y = x * 2\n    g = y.grad\n    warnings.warn('careful')\n"
+        "    z = torch.nn.functional.mse_loss(torch.ones(3), torch.ones(3, 1))\n"
+    )
+
+    def warning_lines(cmd):
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+        return [line.split(" (Triggered")[0] for line in done.stderr.splitlines() if "Warning:" in line]
+
+    plain = warning_lines([sys.executable, str(path)])
+    assert len(plain) == 3
+    for mode in (["--format", "json"], ["--plain"]):
+        assert warning_lines([sys.executable, "-m", "gradtutor", "explain", *mode, str(path)]) == plain
+
+
 def test_json_stays_valid_whatever_way_the_program_writes_to_stdout(tmp_path):
     path = tmp_path / "writes.py"
     path.write_text(

@@ -155,6 +155,9 @@ def _caller_frame(func: Any) -> types.FrameType | None:
     return frame
 
 
+_ALWAYS = [("always", None, Warning, None, 0)]
+
+
 def call_warning_at_caller(
     func: Any, args: tuple[Any, ...], kwargs: dict[str, Any], run: Callable[..., Any] | None = None
 ) -> Any:
@@ -163,20 +166,33 @@ def call_warning_at_caller(
     Called from the mode, a warning torch raises would be placed at (and
     deduplicated by) the tutor's own frame: shown once for the whole run
     and at the wrong line. Caught here, it is issued again through the
-    user's filters and the registry of the user's module, at the user's line.
+    user's filters and the registry of the module python would have used,
+    at the user's line. Caught without ``catch_warnings()``: that tells the
+    warnings machinery its filters changed, which makes every module forget
+    the warnings it has shown (python would show them once, the tutor again).
     """
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
+    caught: list[Any] = []
+    module: Any = warnings
+    saved = module.filters, module._showwarnmsg_impl, module.showwarning
+    module.filters = _ALWAYS
+    module._showwarnmsg_impl = caught.append
+    module.showwarning = module._showwarning_orig
+    try:
         out = func(*args, **kwargs) if run is None else run(func, args, kwargs)
+    finally:
+        module.filters, module._showwarnmsg_impl, module.showwarning = saved
     if caught:
         frame = _caller_frame(func)
         for w in caught:
-            filename, lineno, module_globals = w.filename, w.lineno, None
+            filename, lineno = w.filename, w.lineno
             misplaced = is_tutor_file(filename) or filename.endswith(OVERRIDES_FILE) or (
                 getattr(func, "__code__", None) is not None and filename == func.__code__.co_filename
             )
+            module_globals: dict[str, Any] | None
             if misplaced and frame is not None:
                 filename, lineno, module_globals = frame.f_code.co_filename, frame.f_lineno, frame.f_globals
+            else:
+                module_globals = _globals_of(filename, frame)
             registry = module_globals.setdefault("__warningregistry__", {}) if module_globals is not None else None
             warnings.warn_explicit(
                 w.message, w.category, filename, lineno,
@@ -184,6 +200,25 @@ def call_warning_at_caller(
                 registry=registry, module_globals=module_globals,
             )
     return out
+
+
+_module_of_file: dict[str, Any] = {}
+
+
+def _globals_of(filename: str, frame: types.FrameType | None) -> dict[str, Any] | None:
+    """The globals of the frame a warning was placed at (its registry is the
+    one python would use): a frame still running, else the module of that file."""
+    while frame is not None:
+        if frame.f_code.co_filename == filename:
+            return frame.f_globals
+        frame = frame.f_back
+    module = _module_of_file.get(filename)
+    if module is None or getattr(module, "__file__", None) != filename:
+        module = next((m for m in list(sys.modules.values()) if getattr(m, "__file__", None) == filename), None)
+        if module is None:
+            return None
+        _module_of_file[filename] = module
+    return vars(module)
 
 
 def classify_error(exc: BaseException) -> str:
