@@ -65,5 +65,8 @@ test-generated: setup
 test-torches:
 	.ci/test-matrix $(addprefix 3.11:,$(TORCHES))
 
+# torchviz is the yardstick of bench_torchviz.py only: installed for the
+# benchmarks, never a dependency of the tutor or its tests.
 bench: setup
+	$(BIN)/pip install --quiet --disable-pip-version-check torchviz
 	for f in bench/bench_*.py; do $(BIN)/python $$f || exit 1; done

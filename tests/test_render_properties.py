@@ -280,3 +280,31 @@ def test_text_width_is_the_terminal_width_of_each_character(text: str) -> None:
 
     expected = len(text) if text.isascii() else sum(cell_len(ch) for ch in text)
     assert text_width(text) == expected
+
+
+@given(st.text(alphabet="ab_.1 é(),@+", max_size=14), st.text(alphabet="ab_.1é", max_size=3))
+@settings(max_examples=500, deadline=None)
+def test_a_name_is_found_alone_in_a_label_as_the_regular_expression_finds_it(label: str, name: str) -> None:
+    """The vertical list orders inputs by where the label names them; the
+    search (no regular expression per name) finds what ``(?<![\\w.])name(?!\\w)`` finds."""
+    from gradtutor.render.vertical_view import word_at
+
+    found = re.search(r"(?<![\w.])" + re.escape(name) + r"(?![\w])", label)
+    assert word_at(label, name) == (found.start() if found else len(label))
+
+
+def test_drawing_leaves_the_cycle_collector_as_it_found_it() -> None:
+    """Drawing holds the cycle collector off while it runs; a program that
+    turned it off finds it off afterwards, one that did not finds it on."""
+    import gc
+
+    graph = Graph((Node("x", "leaf", "x", names=("x",)), Node("y", "op", "MulBackward0", names=("y",), step=1)),
+                  (Edge("x", "y"),))
+    was = gc.isenabled()
+    try:
+        for enabled in (True, False):
+            gc.enable() if enabled else gc.disable()
+            render_graph(graph, width=60)
+            assert gc.isenabled() is enabled
+    finally:
+        gc.enable() if was else gc.disable()

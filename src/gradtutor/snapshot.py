@@ -21,6 +21,7 @@ from typing import Any, Iterator, Mapping
 import torch
 
 from gradtutor import autograd_graph as ag
+from gradtutor.gcpause import no_cycle_collection
 from gradtutor.grouping import group_statements
 from gradtutor.model import CONST, LEAF, OP, Binding, Edge, Graph, Node, Snapshot
 
@@ -246,6 +247,20 @@ class Snapshotter:
         which node each name is bound to), nothing remembered; the statement
         view, gradients and descriptions are left empty.
         """
+        if lite:
+            return self._take(namespace, origin, frame_key, remember, lite, names_current)
+        with no_cycle_collection():
+            return self._take(namespace, origin, frame_key, remember, lite, names_current)
+
+    def _take(
+        self,
+        namespace: Mapping[str, Any],
+        origin: ag.Origin,
+        frame_key: Any,
+        remember: bool,
+        lite: bool,
+        names_current: bool,
+    ) -> Snapshot:
         # Which names this frame rebound is followed on every step, lite ones
         # included (a lite step's full snapshot, taken when it turns out to be
         # shown, says ``names_current``: that step's rebindings are known).

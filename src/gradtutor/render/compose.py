@@ -21,8 +21,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from gradtutor.gcpause import no_cycle_collection
 from gradtutor.model import LEVEL_OPS, LEVEL_STATEMENTS, SAVED_FREED, Graph, Snapshot
-from gradtutor.render.charset import get_charset
+from gradtutor.render.charset import Charset, get_charset
 from gradtutor.render.drawing import Drawing, Picture, fit_line
 from gradtutor.render.folding import fold_parameters
 from gradtutor.render.layered_view import layout_layered
@@ -63,6 +64,22 @@ def render_graph(
         return Drawing((say(language, "empty"),), ((),), view="empty", width=width)
     if view not in (None, VERTICAL):
         raise ValueError(f"view must be None or {VERTICAL!r}, not {view!r}")
+    with no_cycle_collection():
+        return _render(graph, cs, width, current_step, level, view, language, locate, omit_keys, notes)
+
+
+def _render(
+    graph: Graph,
+    cs: Charset,
+    width: int,
+    current_step: int | None,
+    level: str,
+    view: str | None,
+    language: str,
+    locate: Locate | None,
+    omit_keys: frozenset[str],
+    notes: tuple[str, ...],
+) -> Drawing:
     scene = make_scene(graph, cs, width, current_step, language, locate or default_locate(language))
     scene.notes.extend(notes)
     if view == VERTICAL:

@@ -21,7 +21,6 @@ In the op view a parameter folded into its op is named among the op's inputs.
 
 from __future__ import annotations
 
-import re
 
 from gradtutor.render.cells import cut_cells, text_width
 from gradtutor.render.drawing import BY_NAME, FOLDED, Picture
@@ -151,12 +150,26 @@ def _label_order(scene: Scene, node_id: str, refs: list[str]) -> list[str]:
         return refs
     label = scene.all_nodes[node_id].label
     names = {r: scene.ref(r).split(" ")[0] for r in refs}
+    return sorted(refs, key=lambda r: word_at(label, names[r]))
 
-    def where(r: str) -> int:
-        m = re.search(r"(?<![\w.])" + re.escape(names[r]) + r"(?![\w])", label)
-        return m.start() if m else len(label)
 
-    return sorted(refs, key=where)
+def _word_char(ch: str) -> bool:
+    return ch.isalnum() or ch == "_"  # what \w matches in a str pattern
+
+
+def word_at(text: str, word: str) -> int:
+    """Where ``word`` first stands alone in ``text`` (not inside a longer
+    name, nor an attribute: ``w`` in ``x @ w`` but not in ``w2`` or
+    ``self.w``); ``len(text)`` when it does not. (A search per name without
+    a regular expression: a big graph has thousands of distinct names.)"""
+    start = text.find(word)
+    while start != -1:
+        end = start + len(word)
+        before = text[start - 1] if start else ""
+        if not (before and (_word_char(before) or before == ".")) and not (end < len(text) and _word_char(text[end])):
+            return start
+        start = text.find(word, start + 1)
+    return len(text)
 
 
 def _emit(picture: Picture, line: LineBuilder) -> None:
