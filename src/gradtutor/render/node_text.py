@@ -7,7 +7,7 @@ explains exactly the markers that were used.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from gradtutor.model import (
     LEAF,
@@ -47,14 +47,12 @@ class NodeText:
     ref_name: str  # how another line names it: "z", "x (old)", "MulBackward0"
     expr_cells: int  # cells of the expression part, where input bars may land
     markers: frozenset[str]
+    width: int = field(init=False, compare=False)  # display cells, measured once
+    text: str = field(init=False, compare=False)
 
-    @property
-    def text(self) -> str:
-        return "".join(s.text for s in self.segments)
-
-    @property
-    def width(self) -> int:
-        return sum(text_width(s.text) for s in self.segments)
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "text", "".join(s.text for s in self.segments))
+        object.__setattr__(self, "width", sum(text_width(s.text) for s in self.segments))
 
 
 @dataclass(frozen=True)
@@ -86,8 +84,10 @@ def describe_node(node: Node, options: TextOptions, suffix: str = "") -> NodeTex
         markers.add(OLD)
     tag_width = sum(text_width(w) for w, _, _ in tags) + (2 * len(tags) + 1 if tags else 0)
     room = options.max_width - text_width(name_part) - text_width(suffix) - tag_width
-    if text_width(expr) > room:
+    expr_width = text_width(expr)
+    if expr_width > room:
         expr = cut_cells(expr, max(room, 4), cs.ellipsis)
+        expr_width = text_width(expr)
     segments = [Segment(expr + name_part + suffix, base_style)]
     if tags:
         segments.append(Segment(" ["))
@@ -96,7 +96,7 @@ def describe_node(node: Node, options: TextOptions, suffix: str = "") -> NodeTex
                 segments.append(Segment(", "))
             segments.append(Segment(word, style))
         segments.append(Segment("]"))
-    text = NodeText(node.id, tuple(segments), ref_name(node, cs) + suffix, text_width(expr), frozenset(markers))
+    text = NodeText(node.id, tuple(segments), ref_name(node, cs) + suffix, expr_width, frozenset(markers))
     if text.width > options.max_width:
         # Only a name longer than the whole width gets here: cut everything.
         cut = cut_cells(text.text, options.max_width, cs.ellipsis)
