@@ -129,3 +129,38 @@ def test_a_plain_python_error_is_left_to_its_traceback(tmp_path):
                           capture_output=True, text=True, timeout=120)
     assert done.stderr == plain.stderr  # python's traceback, "Did you mean" included
     assert "NameError" not in done.stdout  # not repeated as an explanation
+
+
+@pytest.mark.parametrize("before, after", [
+    (["--lang", "zh"], []), ([], ["--lang", "zh"]), (["--width", "60"], []), ([], ["--width", "60"]),
+    (["--lang", "zh", "--width", "60"], []), (["--lang", "zh"], ["--width", "60"]),
+])
+def test_options_work_before_and_after_the_command(capsys, monkeypatch, tmp_path, before, after):
+    """--help lists the display options on gradtutor itself, so they work
+    before the command as well as after it, and one given before is not
+    reset by the command's default."""
+    monkeypatch.setenv("LANG", "en_US.UTF-8")
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))  # no progress of the person running the tests
+    assert main([*before, "lessons", "--plain", *after]) == 0
+    out = capsys.readouterr().out
+    given = before + after
+    assert ("课程" in out) == ("zh" in given)
+    widest = max(len(line) for line in out.splitlines())
+    assert (widest <= 60) == ("60" in given)
+
+
+def test_a_display_option_before_explain_reaches_the_narration(capsys, tmp_path):
+    path = tmp_path / "p.py"
+    path.write_text("import torch\nx = torch.ones(2, requires_grad=True)\ny = (x * 2).sum()\n")
+    assert main(["--lang", "zh", "--plain", "--width", "60", "explain", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b[" not in out and max(len(line) for line in out.splitlines()) <= 60
+    assert "x 指向一个张量" in out  # the narration in Chinese
+
+
+def test_a_width_too_small_is_refused_for_every_command(capsys):
+    for argv in (["--width", "10", "lessons"], ["lessons", "--width", "10"]):
+        with pytest.raises(SystemExit) as done:
+            main(argv)
+        assert done.value.code == 2
+        assert "--width must be at least 20" in capsys.readouterr().err

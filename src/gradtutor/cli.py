@@ -12,7 +12,7 @@ import argparse
 import os
 import sys
 import traceback
-from typing import Sequence
+from typing import Any, Sequence
 
 from gradtutor import __version__
 from gradtutor.errors import ExitStatus, GradtutorError
@@ -21,14 +21,20 @@ DESCRIPTION = "A terminal tutor that makes PyTorch autograd visible."
 EXPLAIN_FORMATS = ("text", "json", "markdown", "html", "svg", "dot")
 
 
-def _add_display_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--level", choices=("statements", "ops"), default="statements",
+def _add_display_options(p: argparse.ArgumentParser, *, command: bool = False) -> None:
+    """The options every command shares. They may come before the command
+    (``gradtutor --lang zh lessons``) or after it (``gradtutor lessons --lang
+    zh``): a command's own copy sets a value only when given, so it never
+    resets one given before the command to the default."""
+    unset: dict[str, Any] = {"default": argparse.SUPPRESS} if command else {}
+    p.add_argument("--level", choices=("statements", "ops"), **(unset or {"default": "statements"}),
                    help="draw one node per statement (default) or every autograd node")
-    p.add_argument("--width", type=int, metavar="N", help="drawing width (default: the terminal's)")
-    p.add_argument("--plain", action="store_true", help="no colour or styles (also: NO_COLOR)")
-    p.add_argument("--ascii", action="store_true", help="only ASCII characters in drawings")
-    p.add_argument("--lang", choices=("en", "zh"), help="language of explanations (default: from LANG)")
-    p.add_argument("--traceback", action="store_true", help="show gradtutor's own traceback on internal errors")
+    p.add_argument("--width", type=int, metavar="N", help="drawing width (default: the terminal's)", **unset)
+    p.add_argument("--plain", action="store_true", help="no colour or styles (also: NO_COLOR)", **unset)
+    p.add_argument("--ascii", action="store_true", help="only ASCII characters in drawings", **unset)
+    p.add_argument("--lang", choices=("en", "zh"), help="language of explanations (default: from LANG)", **unset)
+    p.add_argument("--traceback", action="store_true", help="show gradtutor's own traceback on internal errors",
+                   **unset)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -62,12 +68,12 @@ def build_parser() -> argparse.ArgumentParser:
                          help="exports: write to PATH instead of standard output")
     explain.add_argument("--max-iterations", type=int, default=3, metavar="N",
                          help="loop iterations shown in full (default 3); later ones only when an event happens")
-    _add_display_options(explain)
+    _add_display_options(explain, command=True)
 
     lessons = sub.add_parser("lessons", help="list the course, with your progress")
     lessons.add_argument("--lessons-dir", action="append", metavar="PATH",
                          help="also list the lessons in this folder (also: GRADTUTOR_LESSONS)")
-    _add_display_options(lessons)
+    _add_display_options(lessons, command=True)
 
     lesson = sub.add_parser(
         "lesson",
@@ -83,14 +89,17 @@ def build_parser() -> argparse.ArgumentParser:
                         help="validate lesson files and run them in every language; for lesson authors and CI")
     lesson.add_argument("--lessons-dir", action="append", metavar="PATH",
                         help="also look for lessons in this folder (also: GRADTUTOR_LESSONS)")
-    lesson.add_argument("--no-graph", action="store_true", help="do not draw the graph after each step")
-    _add_display_options(lesson)
+    lesson.add_argument("--no-graph", action="store_true", default=argparse.SUPPRESS,
+                        help="do not draw the graph after each step")
+    _add_display_options(lesson, command=True)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.width is not None and args.width < 20:
+        parser.error("--width must be at least 20")
     try:
         if args.command == "explain":
             from gradtutor.explain import run_explain
@@ -99,8 +108,6 @@ def main(argv: Sequence[str] | None = None) -> int:
                 args.args = args.args[1:]
             if args.max_iterations < 0:
                 parser.error("--max-iterations must be 0 or more")
-            if args.width is not None and args.width < 20:
-                parser.error("--width must be at least 20")
             if args.step is not None and args.format not in ("svg", "dot"):
                 parser.error(f"--step picks the step an svg or dot export shows, not a {args.format} one")
             if args.step is not None and args.step < 1:
