@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 
@@ -164,3 +165,27 @@ def test_a_width_too_small_is_refused_for_every_command(capsys):
             main(argv)
         assert done.value.code == 2
         assert "--width must be at least 20" in capsys.readouterr().err
+
+
+def test_chinese_narration_says_where_a_step_ran_and_what_was_not_shown_in_chinese(capsys, tmp_path):
+    """Step headings ("第 3 行，f() 中，第 2 次"), the notes on loop steps
+    not shown and the closing note are Chinese with --lang zh; in English
+    they read as before."""
+    path = tmp_path / "loop.py"
+    path.write_text(
+        "import torch\nw = torch.ones(2, requires_grad=True)\n"
+        "def f(v):\n    return (v * 2).sum()\n"
+        "for i in range(6):\n    loss = f(w)\n    loss.backward()\n"
+    )
+    assert main(["--lang", "zh", "--plain", "--width", "100", "explain", str(path)]) == 0
+    zh = capsys.readouterr().out
+    assert "── 第 6 行，第 2 次 loss = f(w)" in zh
+    assert "── 第 4 行，f() 中，第 2 次 return (v * 2).sum()" in zh
+    assert "个循环步骤没有事件，未显示" in zh and "个循环步骤未显示" in zh
+    assert "--max-iterationsN可显示更多）" in "".join(zh.split())
+    assert not re.search(r"\bline \d|\brun \d|loop steps?\b|shows more", zh)
+    assert main(["--plain", "--width", "100", "explain", str(path)]) == 0
+    en = capsys.readouterr().out
+    assert "── line 6, run 2 loss = f(w)" in en and "── line 4 in f(), run 2 return (v * 2).sum()" in en
+    flat = " ".join(en.split())  # the closing note wraps at the width
+    assert "loop steps not shown" in flat and "; --max-iterations N shows more)" in flat

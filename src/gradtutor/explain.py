@@ -172,8 +172,12 @@ def _hidden_epilogue(result: RunResult, narrator: Any) -> str:
     again, and how to see them."""
     from gradtutor.narrate import hidden_text
 
-    text = hidden_text(result.hidden_steps, narrator.repeated(result.hidden_repeated), more=False, ascii=narrator.options.ascii)
-    return text[:-1] + "; --max-iterations N shows more)"
+    from gradtutor.render.words import say
+
+    language = narrator.options.language
+    text = hidden_text(result.hidden_steps, narrator.repeated(result.hidden_repeated), more=False,
+                       ascii=narrator.options.ascii, language=language)
+    return text[:-1] + say(language, "hidden_end")
 
 
 def _report_internal_errors(result: RunResult, env: Environment) -> None:

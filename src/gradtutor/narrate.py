@@ -240,14 +240,15 @@ def step_frame_key(step: Any) -> tuple[str, ...]:
     return ("<module>",) if step.function == "<module>" else (step.file, step.function)
 
 
-def step_where(step: Any) -> str:
-    """Where a step ran, as its header says: "line 7 in f(), run 2". ``step``:
-    a Step, or anything with its ``line``, ``function`` and ``iteration``."""
-    where = f"line {step.line}"
+def step_where(step: Any, language: str = "en") -> str:
+    """Where a step ran, as its header says: "line 7 in f(), run 2" ("第 7 行，
+    f() 中，第 2 次"). ``step``: a Step, or anything with its ``line``,
+    ``function`` and ``iteration``."""
+    where = say(language, "step_line", line=step.line)
     if step.function != "<module>":
-        where += f" in {step.function}()"
+        where += say(language, "step_in", function=step.function)
     if step.iteration > 1:
-        where += f", run {step.iteration}"
+        where += say(language, "step_run", n=step.iteration)
     return where
 
 
@@ -275,12 +276,12 @@ class OneLine:
         yield Segment.line()
 
 
-def step_header(step: Any, *, ascii: bool, where: str | None = None) -> OneLine:
+def step_header(step: Any, *, ascii: bool, where: str | None = None, language: str = "en") -> OneLine:
     """``── line 7 in f() z = x @ w + b``: a step's heading, on one line, its
     statement's first line (``…`` when it has more). ``where`` overrides the place."""
     first, *rest = step.source.splitlines() or [""]
     rule = "--" if ascii else "──"
-    place = where if where is not None else step_where(step)
+    place = where if where is not None else step_where(step, language)
     more = (" ..." if ascii else " …") if rest else ""
     return OneLine(Text.assemble((f"{rule} {place} ", "bold blue"), (first.strip() + more, "bold")), ascii)
 
@@ -327,19 +328,23 @@ def _flatten(value: Any) -> Iterator[float]:
         yield float(value)
 
 
-def hidden_text(count: int, repeated: Sequence[tuple[str, int]] = (), *, more: bool = True, ascii: bool = False) -> str:
+def hidden_text(
+    count: int, repeated: Sequence[tuple[str, int]] = (), *, more: bool = True, ascii: bool = False, language: str = "en"
+) -> str:
     """What a note about hidden loop steps says: that they said nothing new,
     and, when they had events, which ones happened again and how often."""
-    plural = "s" if count != 1 else ""
-    what = f"{count} {'more ' if more else ''}loop step{plural}"
+    what = say(language, "hidden_what", count=count, more=say(language, "hidden_more") if more else "",
+               s="s" if count != 1 else "")
     if not repeated:
-        return f"({what} without events not shown)"
-    again = "; ".join(f"{title} {_times(ascii)}{n}" if n > 1 else title for title, n in repeated)
-    return f"({what} not shown; what they did was shown above and happened again: {again})"
+        return say(language, "hidden_quiet", what=what)
+    again = say(language, "hidden_sep").join(f"{title} {_times(ascii)}{n}" if n > 1 else title for title, n in repeated)
+    return say(language, "hidden_again", what=what, again=again)
 
 
-def hidden_note(count: int, repeated: Sequence[tuple[str, int]] = (), ascii: bool = False) -> RenderableType:
-    return indented(Wrapped(hidden_text(count, repeated, ascii=ascii), "dim"))
+def hidden_note(
+    count: int, repeated: Sequence[tuple[str, int]] = (), ascii: bool = False, language: str = "en"
+) -> RenderableType:
+    return indented(Wrapped(hidden_text(count, repeated, ascii=ascii, language=language), "dim"))
 
 
 class Narrator:
@@ -465,8 +470,9 @@ class Narrator:
         out: list[RenderableType] = []
         hidden = step.extra.get("hidden", 0)
         if hidden:
-            out.append(hidden_note(hidden, self.repeated(step.extra.get("repeated", ()), step.file), self.options.ascii))
-        out.append(step_header(step, ascii=self.options.ascii))
+            out.append(hidden_note(hidden, self.repeated(step.extra.get("repeated", ()), step.file), self.options.ascii,
+                                   self.options.language))
+        out.append(step_header(step, ascii=self.options.ascii, language=self.options.language))
         out.extend(self.events(step))
         out.extend(self.grad_changes(step))
         out.extend(self.graph_if_changed(step.snapshot, step_frame_key(step)))

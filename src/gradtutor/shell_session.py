@@ -355,7 +355,7 @@ class ShellSession:
 
         def on_begin(start: Any) -> None:
             if start.file == filename or start.function != "<module>":
-                pending[:] = [indented(step_header(start, ascii=self.settings.ascii), 0)]
+                pending[:] = [indented(step_header(start, ascii=self.settings.ascii, language=self.settings.language), 0)]
 
         real = sys.stdout
         proxy = _HeadingBeforeOutput(real, pending, show)

@@ -17,6 +17,7 @@ from rich.console import RenderableType
 
 from gradtutor.model import Step
 from gradtutor.narrate import Narrator, Verbatim, hidden_note, step_frame_key, step_header, step_where
+from gradtutor.render.words import say
 
 
 class NarrationStream:
@@ -59,9 +60,11 @@ class StepPrinter:
             self._output(start.pending_output)  # the statement further up printed it
         if not start.shown:
             return
+        options = self.narrator.options
         if start.hidden:
-            self.show(hidden_note(start.hidden, self.narrator.repeated(start.repeated, start.file), self.narrator.options.ascii))
-        self.show(step_header(start, ascii=self.narrator.options.ascii))
+            self.show(hidden_note(start.hidden, self.narrator.repeated(start.repeated, start.file), options.ascii,
+                                  options.language))
+        self.show(step_header(start, ascii=options.ascii, language=options.language))
         self.headed.add(start.index)
         self.last = start.index
 
@@ -70,12 +73,15 @@ class StepPrinter:
         if step.index in self.headed:
             self.headed.discard(step.index)
             if self.last != step.index and (step.output or step.events or step.grad_changes):
-                self.show(step_header(step, ascii=narrator.options.ascii, where=step_where(step) + " (continued)"))
+                language = narrator.options.language
+                where = step_where(step, language) + say(language, "continued")
+                self.show(step_header(step, ascii=narrator.options.ascii, where=where))
         else:
             hidden = step.extra.get("hidden", 0)
             if hidden:
-                self.show(hidden_note(hidden, narrator.repeated(step.extra.get("repeated", ()), step.file), narrator.options.ascii))
-            self.show(step_header(step, ascii=narrator.options.ascii))
+                self.show(hidden_note(hidden, narrator.repeated(step.extra.get("repeated", ()), step.file),
+                                      narrator.options.ascii, narrator.options.language))
+            self.show(step_header(step, ascii=narrator.options.ascii, language=narrator.options.language))
         if step.output:
             self._output(step.output)
         for renderable in [*narrator.events(step), *narrator.grad_changes(step), *narrator.graph_if_changed(step.snapshot, step_frame_key(step))]:

@@ -136,7 +136,7 @@ def step_frame(narrator: Narrator, step: Step, number: int) -> Frame:
     lines = max(1, len(step.source.splitlines()))
     return Frame(
         number=number,
-        place=step_where(step),
+        place=step_where(step, narrator.options.language),
         file=step.file,
         first_line=step.line,
         last_line=step.line + lines - 1,
