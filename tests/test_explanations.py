@@ -117,3 +117,30 @@ def test_a_broken_explanations_file_gets_one_clear_message(tmp_path, text, messa
     with pytest.raises(DataFileError) as info:
         load_book(str(path))
     assert str(info.value).startswith(str(path)) and message in str(info.value)
+
+
+@pytest.mark.parametrize("freed, title, text", [
+    (1, "backward through loss: 1 node freed its saved tensors", "(1 node)"),
+    (2, "backward through loss: 2 nodes freed their saved tensors", "(2 nodes)"),
+])
+def test_a_count_reads_as_english_does(freed, title, text):
+    """No "2 node(s)": a template counts with {n:node|nodes}."""
+    explanation = book_for("en").explain(Event.make("backward", 7, api="backward", root="loss", freed=freed,
+                                                    retain_graph=False, create_graph=False))
+    assert explanation.title == title and text in explanation.text
+    assert "(s)" not in explanation.title + explanation.text + explanation.more
+    zh = book_for("zh").explain(Event.make("backward", 7, api="backward", root="loss", freed=freed,
+                                           retain_graph=False, create_graph=False))
+    assert f"{freed} 个节点" in zh.title
+
+
+def test_no_template_counts_with_a_parenthesised_plural():
+    import glob
+    import os
+
+    from gradtutor.explanations import lessons_dir
+    from gradtutor.messages import MESSAGES
+
+    texts = [open(p, encoding="utf-8").read() for p in glob.glob(os.path.join(lessons_dir(), "**", "*.yaml"), recursive=True)]
+    texts += [m for table in MESSAGES.values() for m in table.values()]
+    assert not [t for t in texts if re.search(r"\w\(s\)", t)]

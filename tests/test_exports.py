@@ -153,7 +153,7 @@ def test_shell_export_writes_the_session(tmp_path):
     for text in ["x = torch.tensor(2.0, requires_grad=True)", "y = x ** 2", "y.backward()", "y.backward()"]:
         session.execute(text)
     reply = session.execute(f":export {tmp_path / 'session.md'}")
-    assert str(reply.renderables[0]) == f"Wrote 4 input(s) to {tmp_path / 'session.md'} (markdown)."
+    assert str(reply.renderables[0]) == f"Wrote 4 inputs to {tmp_path / 'session.md'} (markdown)."
     markdown = (tmp_path / "session.md").read_text(encoding="utf-8")
     assert "### 4. In \\[4\\]" in markdown and "freed by the backward at In \\[3\\]" in markdown
     assert 'File "<In [4]>", line 1, in <module>' in markdown  # the shell's short traceback

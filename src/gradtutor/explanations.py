@@ -15,6 +15,7 @@ from functools import lru_cache
 from typing import Any, Callable, Mapping
 
 from gradtutor.errors import DataFileError
+from gradtutor.plurals import CountingFormatter
 from gradtutor.model import ERROR_CAUSES, EVENT_KINDS, WARNING_CAUSES
 from gradtutor.model import Event
 from gradtutor.yamlfile import line_of, load_yaml
@@ -108,7 +109,7 @@ class Explanation:
     more: str
 
 
-class _Strict(string.Formatter):
+class _Strict(CountingFormatter):
     def get_value(self, key: Any, args: Any, kwargs: Any) -> Any:
         value = kwargs[key]  # KeyError: the fallback text is used
         if value is None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from gradtutor.plurals import COUNTING
+
 MESSAGES: dict[str, dict[str, str]] = {
     "en": {
         "welcome": (
@@ -26,7 +28,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "cmd_quit": "leave (also Ctrl-D, exit())",
         "cmd_export": "save the session so far: :export FILE.md, .html, .svg or .dot",
         "export_usage": ":export takes a file name: :export session.md (.md, .html, .svg, .dot)",
-        "export_done": "Wrote {count} input(s) to {path} ({format}).",
+        "export_done": "Wrote {count:input|inputs} to {path} ({format}).",
         "export_graph_done": "Wrote the graph after {place} to {path} ({format}).",
         "keys": "Enter runs a complete statement; Alt-Enter (or Esc Enter) adds a line; "
         "Ctrl-R searches history; Tab completes; Ctrl-C clears the line or stops running code.",
@@ -152,4 +154,4 @@ MESSAGES: dict[str, dict[str, str]] = {
 
 def message(language: str, key: str, /, **fields: object) -> str:
     table = MESSAGES.get(language, MESSAGES["en"])
-    return table.get(key, MESSAGES["en"][key]).format(**fields)
+    return COUNTING.format(table.get(key, MESSAGES["en"][key]), **fields)
