@@ -230,3 +230,42 @@ def test_the_same_lines_typed_in_two_inputs_are_not_a_loop_running_again(tmp_pat
     out = env.stdout.getvalue()
     assert out.count("── line 2 x = torch.ones(2, requires_grad=True)") == 2, out
     assert "run 2" not in out
+
+
+def _said(reply, width=100) -> str:
+    from rich.console import Console
+
+    buf = io.StringIO()
+    console = Console(file=buf, width=width, color_system=None)
+    for renderable in reply.renderables:
+        console.print(renderable)
+    return buf.getvalue()
+
+
+def test_a_question_mark_asks_for_help_as_in_ipython():
+    session = ShellSession(ShellSettings(width=100, ascii=False))
+    session.execute("x = torch.ones(2, requires_grad=True)")
+    count = session.counter
+    tensor = _said(session.execute("x?"))
+    assert "Type: torch.Tensor" in tensor and "Value: tensor 2 float32 requires_grad" in tensor
+    function = _said(session.execute("?F.relu"))
+    assert "Signature: relu(input: torch.Tensor, inplace: bool = False) -> torch.Tensor" in function
+    assert "Applies the rectified linear unit function element-wise" in function
+    short_doc = _said(session.execute("torch.ones??"))
+    assert "Returns a tensor filled with the scalar value `1`" in short_doc and "shows them all" not in short_doc
+    long_doc = _said(session.execute("torch.autograd.grad?"))
+    assert "Signature: grad(outputs" in long_doc and "help(torch.autograd.grad) shows them all" in long_doc
+    missing = _said(session.execute("nope?"))
+    assert "No help for nope: NameError: name 'nope' is not defined" in missing
+    assert session.counter == count  # a question is not an input of the program
+    assert "SyntaxError" not in tensor + function + short_doc + long_doc + missing
+
+
+def test_an_ipython_magic_gets_a_clear_answer_not_a_syntax_error():
+    session = ShellSession(ShellSettings(width=100, ascii=False))
+    said = _said(session.execute("%timeit x * 2"))
+    assert "%timeit is a magic of IPython, not Python" in said and "timeit.timeit(" in said
+    assert "SyntaxError" not in said
+    session.execute(":lang zh")
+    zh = _said(session.execute("%%time"))
+    assert "%%time 是 IPython 的魔法命令" in zh

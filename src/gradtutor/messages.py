@@ -38,6 +38,16 @@ MESSAGES: dict[str, dict[str, str]] = {
         "nothing_to_explain": "Nothing to explain yet: run a statement first.",
         "reset_done": "Namespace reset: torch and F are imported, everything else is gone.",
         "history_empty": "No input yet.",
+        "magic": "{magic} is a magic of IPython, not Python: this shell runs plain Python. To time "
+        "a statement, use timeit: import timeit; timeit.timeit(\"x * 2\", globals=globals(), number=1000). "
+        "(In IPython or Jupyter, %load_ext gradtutor brings the tutor there, magics included.)",
+        "help_failed": "No help for {name}: {error}",
+        "help_type": "Type:",
+        "help_value": "Value:",
+        "help_signature": "Signature:",
+        "help_doc": "Docstring:",
+        "help_no_doc": "(no docstring)",
+        "help_cut": "… {count:more line|more lines}: help({name}) shows them all",
         "lang_now": "Language: {language}",
         "lang_bad": "unknown language '{language}': use en or zh",
         "interrupted": "KeyboardInterrupt: stopped. Your names are as the interrupted statement left them.",
@@ -110,6 +120,16 @@ MESSAGES: dict[str, dict[str, str]] = {
         "nothing_to_explain": "还没有可以解释的内容：先执行一条语句。",
         "reset_done": "命名空间已重置：torch 和 F 已导入，其他变量都已清除。",
         "history_empty": "还没有输入。",
+        "magic": "{magic} 是 IPython 的魔法命令，不是 Python：这个 shell 只运行纯 Python。要给一条语句计时，"
+        "请用 timeit：import timeit; timeit.timeit(\"x * 2\", globals=globals(), number=1000)。"
+        "（在 IPython 或 Jupyter 中，%load_ext gradtutor 会把本工具带过去，魔法命令照常可用。）",
+        "help_failed": "无法显示 {name} 的帮助：{error}",
+        "help_type": "类型：",
+        "help_value": "值：",
+        "help_signature": "签名：",
+        "help_doc": "文档：",
+        "help_no_doc": "（没有文档字符串）",
+        "help_cut": "……还有 {count} 行：help({name}) 显示全部",
         "lang_now": "语言：{language}",
         "lang_bad": "未知语言 '{language}'：请用 en 或 zh",
         "interrupted": "KeyboardInterrupt：已中断。变量保持被中断语句执行到的状态。",

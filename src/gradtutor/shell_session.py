@@ -13,8 +13,10 @@ from __future__ import annotations
 import builtins
 import codeop
 import contextlib
+import inspect
 import io
 import os
+import re
 import threading
 import traceback
 from dataclasses import dataclass, field, replace
@@ -267,10 +269,46 @@ class ShellSession:
             return Reply()
         if stripped.startswith(":"):
             return self.command(stripped)
+        if stripped.startswith("%"):
+            # IPython's magics are not Python: say so, and how to do it here.
+            return Reply([Text(self.msg("magic", magic=stripped.split()[0]), "yellow")])
+        query = _HELP_QUERY.match(stripped)
+        if query is not None and bool(query.group(1)) != bool(query.group(3)):
+            return self.help_on(query.group(2))
         reply = self.run_python(text)
         if self.lesson is not None and reply.exit_code is None:
             reply.renderables.extend(self.lesson.after_input(reply.steps))
         return reply
+
+    def help_on(self, name: str) -> Reply:
+        """``x?`` (or ``?x``), as IPython answers it: the type, the value for a
+        tensor, the signature of a callable and its docstring."""
+        try:
+            obj = eval(name, self.engine.namespace)  # a dotted name, as the pattern allows
+        except Exception as exc:
+            return Reply([Text(self.msg("help_failed", name=name, error=f"{type(exc).__name__}: {exc}"), "yellow")])
+        from gradtutor.snapshot import describe_value  # (torch: loaded by now, the engine runs on it)
+
+        rows: list[tuple[str, str]] = [(self.msg("help_type"), _type_name(obj))]
+        if _is_tensor(obj):
+            rows.append((self.msg("help_value"), describe_value(obj)))
+        if callable(obj):
+            try:
+                rows.append((self.msg("help_signature"), f"{name.split('.')[-1]}{inspect.signature(obj)}"))
+            except (TypeError, ValueError):
+                pass
+        out: list[RenderableType] = []
+        for label, value in rows:
+            line = Text(f"{label} ", "bold")
+            line.append(value)
+            out.append(line)
+        doc = inspect.getdoc(obj) or self.msg("help_no_doc")
+        lines = doc.splitlines()
+        out.append(Text(self.msg("help_doc"), "bold"))
+        out.append(Text("\n".join(lines[:_HELP_LINES])))
+        if len(lines) > _HELP_LINES:
+            out.append(Text(self.msg("help_cut", count=len(lines) - _HELP_LINES, name=name), "dim"))
+        return Reply(out)
 
     def replay(self, source: str) -> None:
         """Run code without showing anything (rebuilding a resumed lesson's names)."""
@@ -535,6 +573,23 @@ def engine_traceback(exc: BaseException) -> str:
     from gradtutor.tracebacks import format_user_traceback
 
     return format_user_traceback(exc, only=lambda filename: filename.startswith(CELL_PREFIX))
+
+
+# ``x?``, ``torch.ones?``, ``?x`` (and ``??``): help, as IPython gives it.
+_HELP_QUERY = re.compile(r"^(\?{1,2})?\s*([A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)*)\s*(\?{1,2})?$")
+_HELP_LINES = 40
+
+
+def _is_tensor(obj: Any) -> bool:
+    import torch
+
+    return isinstance(obj, torch.Tensor)
+
+
+def _type_name(obj: Any) -> str:
+    kind = type(obj)
+    module = kind.__module__
+    return kind.__qualname__ if module in ("builtins", "__main__") else f"{module}.{kind.__qualname__}"
 
 
 def _verbatim(text: str, style: str = "") -> Verbatim:
