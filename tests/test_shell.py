@@ -269,3 +269,25 @@ def test_an_ipython_magic_gets_a_clear_answer_not_a_syntax_error():
     session.execute(":lang zh")
     zh = _said(session.execute("%%time"))
     assert "%%time 是 IPython 的魔法命令" in zh
+
+
+def test_code_in_the_prompt_is_coloured_in_the_terminals_own_colours():
+    """Readable on dark and light themes: every token of Python the prompt
+    shows is in an ANSI colour (the terminal's theme decides how it looks)
+    or the text colour; none is a fixed grey such as pygments' #666666."""
+    from pygments.lexers.python import PythonLexer
+
+    from gradtutor.render.view import THEME
+    from gradtutor.shell import code_style
+
+    style = code_style()
+    source = "import torch\nx = torch.ones(2, requires_grad=True)  # leaf\nif not x.is_leaf or 3.5 > 2: print(f'{x!r}', None)\n"
+    for token, _ in PythonLexer().get_tokens(source):
+        name = "pygments." + ".".join(part.lower() for part in token)
+        attrs = style.get_attrs_for_style_str(f"class:{name}")
+        assert attrs.color in ("", None) or attrs.color.startswith("ansi"), (token, attrs.color)
+        assert not attrs.dim
+    operator = style.get_attrs_for_style_str("class:pygments.operator")
+    number = style.get_attrs_for_style_str("class:pygments.literal.number.integer")
+    assert operator.color in ("", None) and number.color.startswith("ansi")
+    assert "dim" not in THEME["legend"] and "dim" not in THEME["note"]

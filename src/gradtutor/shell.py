@@ -201,6 +201,33 @@ class NamespaceCompleter:
         return token, sorted(candidates)
 
 
+# Python in the prompt, in the terminal's own ANSI colours so that it reads on
+# dark and light themes alike; operators, punctuation and plain names in the
+# terminal's text colour (pygments' default greys them: 256-colour grey 241).
+CODE_COLOURS = {
+    "Keyword": "ansimagenta bold",
+    "Keyword.Constant": "ansimagenta",
+    "Operator.Word": "ansimagenta bold",
+    "Name.Builtin": "ansicyan",
+    "Name.Builtin.Pseudo": "ansicyan",
+    "Name.Function": "ansiblue bold",
+    "Name.Class": "ansiblue bold",
+    "Name.Decorator": "ansiblue",
+    "Name.Namespace": "ansiblue",
+    "Literal.String": "ansigreen",
+    "Literal.Number": "ansiblue",
+    "Comment": "ansicyan italic",
+    "Error": "ansired",
+}
+
+
+def code_style() -> Any:
+    from prompt_toolkit.styles import style_from_pygments_dict
+    from pygments.token import string_to_tokentype
+
+    return style_from_pygments_dict({string_to_tokentype(name): style for name, style in CODE_COLOURS.items()})
+
+
 class InteractiveShell:
     def __init__(self, session: ShellSession, console: Console, env: Environment, first_input: str | None = None) -> None:
         self.session = session
@@ -286,7 +313,8 @@ class InteractiveShell:
             key_bindings=keys,
             multiline=True,
             prompt_continuation=lambda width, line_number, wrap_count: session.continuation,
-            include_default_pygments_style=True,
+            include_default_pygments_style=False,
+            style=code_style(),
         ), start_torch_import
 
     def run(self) -> int:

@@ -29,8 +29,10 @@ THEME: Mapping[str, str] = {
     "edge": "blue",
     "ref": "italic",
     "band": "bold blue",
-    "legend": "dim",
-    "note": "dim italic",
+    # The legend and notes are read, not skimmed: the terminal's own colour
+    # (dim is unreadable on some dark and light themes alike).
+    "legend": "none",
+    "note": "italic",
 }
 
 
