@@ -143,7 +143,8 @@ def test_commands(tmp_path):
     assert "PowBackward0" in out  # :ops
     assert "no name, still in the graph (was x)" in out  # :names shows the ghost
     assert "moved on, but the old tensor is still in the graph" in out  # :explain
-    assert "  1  :help" in out  # :history
+    assert "In [1]: x = torch.tensor(42., requires_grad=True)\nIn [2]: x = x ** 2\n" in out  # :history
+    assert "In [3]:" not in out.split("In [2]: x = x ** 2")[1].split("语言")[0]  # commands are not inputs
     assert "语言：zh" in out and "unknown language 'fr'" not in out  # messages now in Chinese
     assert "未知语言 'fr'" in out
     assert "未知命令 ':nope'" in out and ":graph 不接受参数" in out
@@ -291,3 +292,20 @@ def test_code_in_the_prompt_is_coloured_in_the_terminals_own_colours():
     number = style.get_attrs_for_style_str("class:pygments.literal.number.integer")
     assert operator.color in ("", None) and number.color.startswith("ansi")
     assert "dim" not in THEME["legend"] and "dim" not in THEME["note"]
+
+
+def test_history_numbers_are_the_input_numbers():
+    import rich.console
+
+    session = ShellSession(ShellSettings(width=80, ascii=False))
+    inputs = [":help", "a = 1"] + [f"b{i} = {i}" for i in range(8)] + [":graph", "for i in range(2):\n    c = i\n"]
+    for text in inputs:
+        session.execute(text)
+    buf = io.StringIO()
+    console = rich.console.Console(file=buf, width=80, color_system=None)
+    for renderable in session.execute(":history").renderables:
+        console.print(renderable)
+    lines = buf.getvalue().splitlines()
+    assert lines[0] == " In [1]: a = 1" and lines[8] == " In [9]: b7 = 7"
+    assert lines[9:] == ["In [10]: for i in range(2):", "             c = i"]
+    assert not [line for line in lines if ":help" in line or ":graph" in line]

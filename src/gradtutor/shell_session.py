@@ -185,6 +185,7 @@ class ShellSession:
         self.namespace: dict[str, Any] = {}
         self.counter = 0
         self.history: list[str] = []
+        self.numbered: list[tuple[int, str]] = []  # (N, source) of each In [N]
         self.last_events: list[tuple[str, Event]] = []
         self._engine: Any = None
         self._narrator: Narrator | None = None
@@ -343,6 +344,7 @@ class ShellSession:
 
     def _run_python(self, source: str) -> Reply:
         self.counter += 1
+        self.numbered.append((self.counter, source.strip("\n")))
         filename = f"{CELL_PREFIX}{self.counter}]>"
         self._cell_lines[filename] = len(source.strip("\n").split("\n"))
         engine = self.engine
@@ -526,10 +528,17 @@ class ShellSession:
         return Reply(out)
 
     def _cmd_history(self, arg: str) -> Reply:
-        inputs = [h for h in self.history[:-1]]
-        if not inputs:
+        """The Python inputs by their ``In [N]`` numbers (commands are not
+        inputs); a block's further lines indented under its first."""
+        if not self.numbered:
             return Reply([Text(self.msg("history_empty"))])
-        return Reply([Text("\n".join(f"{i + 1:>3}  {h}" for i, h in enumerate(inputs)))])
+        width = len(str(self.numbered[-1][0]))
+        rows = []
+        for number, source in self.numbered:
+            first, *rest = source.split("\n")
+            rows.append(f"In [{number}]: ".rjust(width + 7) + first)
+            rows.extend(" " * (width + 7) + line for line in rest)
+        return Reply([Text("\n".join(rows))])
 
     def set_width(self, width: int) -> None:
         """Draw at ``width`` cells from now on (the terminal was resized)."""
