@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import stat
 
 import pytest
@@ -309,3 +310,15 @@ def test_history_numbers_are_the_input_numbers():
     assert lines[0] == " In [1]: a = 1" and lines[8] == " In [9]: b7 = 7"
     assert lines[9:] == ["In [10]: for i in range(2):", "             c = i"]
     assert not [line for line in lines if ":help" in line or ":graph" in line]
+
+
+def test_names_show_types_and_what_each_is_without_internal_ids():
+    session = ShellSession(ShellSettings(width=100, ascii=False))
+    for text in ["model = torch.nn.Linear(3, 2)", "opt = torch.optim.SGD(model.parameters(), lr=0.1)",
+                 "w = torch.ones(3, requires_grad=True)", "y = (torch.ones(4, 3) @ w).sum()", "y = y * 2"]:
+        session.execute(text)
+    said = _said(session.execute(":names"))
+    assert re.search(r"opt\s+──▶\s+SGD\s+SGD over 2 tensors \(8 values\), lr 0\.1", said)
+    assert re.search(r"w\s+──▶\s+Tensor\s+tensor 3 float32 requires_grad", said)
+    assert "SumBackward0: no name, still in the graph (was y)" in said
+    assert not re.search(r"\b[tn]\d+\b", said)  # no node ids (t1, n5)

@@ -451,19 +451,19 @@ class ShellSession:
     def _cmd_names(self, arg: str) -> Reply:
         snapshot = self.engine.snapshot_now()
         table = Table(box=None, show_header=True, header_style="bold", padding=(0, 1))
-        table.add_column("name")
+        table.add_column(self.msg("names_name"))
         table.add_column("")
-        table.add_column("object")
-        table.add_column("node", style="dim")
+        table.add_column(self.msg("names_type"))
+        table.add_column(self.msg("names_object"))
         arrow = "->" if self.settings.ascii else "──▶"
         rows = 0
         for binding in snapshot.bindings:
-            table.add_row(binding.name, arrow, binding.summary, binding.node or "")
+            table.add_row(binding.name, arrow, binding.type_name, binding.summary)
             rows += 1
         for node in snapshot.ops.nodes:
             if node.former_names and not node.names and not node.dropped:
                 label = self.msg("still_in_graph", names=", ".join(node.former_names))
-                table.add_row("", "", Text(f"{node.label}: {label}", "dim"), node.id)
+                table.add_row("", "", "", Text(f"{node.label}: {label}", "italic"))
                 rows += 1
         if not rows:
             return Reply([Text(self.msg("names_none"))])

@@ -187,6 +187,8 @@ def describe_value(value: Any) -> str:
     if isinstance(value, torch.nn.Module):
         n = sum(p.numel() for _, p in module_parts(value)[0])
         return f"{kind.__name__} ({n} parameters)"
+    if isinstance(value, torch.optim.Optimizer):
+        return _describe_optimizer(value)
     if kind in (int, float, bool, complex) or value is None:
         return repr(value)  # builtins: their repr is short and runs no user code
     if kind is str:
@@ -194,6 +196,19 @@ def describe_value(value: Any) -> str:
     if kind in (list, tuple, set, frozenset, dict):
         return f"{kind.__name__} of {len(value)}" + _element_kinds(value.values() if kind is dict else value)
     return kind.__name__
+
+
+def _describe_optimizer(optimizer: torch.optim.Optimizer) -> str:
+    """"SGD over 2 tensors (8 values), lr 0.1": read from its parameter
+    groups as stored (none of its methods is called)."""
+    groups = vars(optimizer).get("param_groups") or []
+    tensors = [p for group in groups if isinstance(group, dict) for p in group.get("params", ())]
+    values = sum(p.numel() for p in tensors if isinstance(p, torch.Tensor))
+    rates = list(dict.fromkeys(group.get("lr") for group in groups if isinstance(group, dict) and "lr" in group))
+    rate = "" if not rates else ", lr " + "/".join(format(float(r), "g") if isinstance(r, (int, float)) else "tensor"
+                                                  for r in rates)
+    count = f"{len(tensors)} tensor{'s' if len(tensors) != 1 else ''}"
+    return f"{type(optimizer).__name__} over {count} ({values} values){rate}"
 
 
 def _element_kinds(items: Any) -> str:
