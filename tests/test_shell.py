@@ -322,3 +322,18 @@ def test_names_show_types_and_what_each_is_without_internal_ids():
     assert re.search(r"w\s+──▶\s+Tensor\s+tensor 3 float32 requires_grad", said)
     assert "SumBackward0: no name, still in the graph (was y)" in said
     assert not re.search(r"\b[tn]\d+\b", said)  # no node ids (t1, n5)
+
+
+def test_explain_explains_the_last_event_worth_explaining_however_long_ago():
+    session = ShellSession(ShellSettings(width=100, ascii=False))
+    assert "Nothing to explain yet" in _said(session.execute(":explain"))
+    session.execute("x = torch.ones(2, requires_grad=True)")
+    assert "x names a tensor" in _said(session.execute(":explain"))  # only routine events so far
+    session.execute("y = (x * 2).sum()")
+    session.execute("y.backward()")
+    session.execute("a = 1")
+    session.execute("print(a)")
+    assert "backward through y" in _said(session.execute(":explain"))  # inputs with no events leave it
+    session.execute("b = torch.ones(3)")
+    said = _said(session.execute(":explain"))
+    assert "b names a tensor" in said and "backward through y" not in said

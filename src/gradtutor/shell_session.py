@@ -186,6 +186,8 @@ class ShellSession:
         self.counter = 0
         self.history: list[str] = []
         self.numbered: list[tuple[int, str]] = []  # (N, source) of each In [N]
+        # What :explain explains: the events of the last input that had any,
+        # however many inputs ago (an input with none leaves them).
         self.last_events: list[tuple[str, Event]] = []
         self._engine: Any = None
         self._narrator: Narrator | None = None
@@ -367,7 +369,9 @@ class ShellSession:
             error = engine_traceback(result.exception).rstrip("\n")
             out.append(_verbatim(error, "red"))
         if result.steps:
-            self.last_events = [(s.file, e) for s in result.steps for e in s.events]
+            events = [(s.file, e) for s in result.steps for e in s.events]
+            if events:
+                self.last_events = events
             frame = cell_frame(
                 self.narrator, result.steps, number=len(self.transcript.frames) + 1, place=f"In [{self.counter}]",
                 file=filename, source=source, value=value, error=error, show_output=True,
