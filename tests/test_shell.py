@@ -337,3 +337,21 @@ def test_explain_explains_the_last_event_worth_explaining_however_long_ago():
     session.execute("b = torch.ones(3)")
     said = _said(session.execute(":explain"))
     assert "b names a tensor" in said and "backward through y" not in said
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_the_banner_wraps_cleanly_at_any_width(language):
+    """No hard line breaks inside its sentences: the terminal's width decides
+    where a line ends, and the code lines stay whole."""
+    from rich.cells import cell_len
+    from rich.console import Console
+
+    for width in (50, 60, 80, 120):
+        session = ShellSession(ShellSettings(width=width, ascii=False, language=language))
+        buf = io.StringIO()
+        Console(file=buf, width=width, color_system=None).print(session.welcome())
+        lines = buf.getvalue().rstrip("\n").split("\n")
+        assert all(cell_len(line) <= width for line in lines)
+        assert "    x = torch.tensor(42., requires_grad=True)" in lines
+        if width == 120:  # the paragraph is one line where it fits
+            assert len(lines) == 7, lines

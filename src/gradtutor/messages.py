@@ -8,7 +8,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     "en": {
         "welcome": (
             "gradtutor {version} — PyTorch autograd, made visible.\n"
-            "torch and F (torch.nn.functional) are imported. Type Python: after each\n"
+            "torch and F (torch.nn.functional) are imported. Type Python: after each "
             "statement you see what autograd did and the graph it built. Try:\n"
             "    x = torch.tensor(42., requires_grad=True)\n"
             "    f = x ** 2 + x ** 3\n"
@@ -93,7 +93,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     "zh": {
         "welcome": (
             "gradtutor {version} —— 让 PyTorch 自动求导看得见。\n"
-            "已导入 torch 和 F（torch.nn.functional）。输入 Python 代码：每条语句执行后，\n"
+            "已导入 torch 和 F（torch.nn.functional）。输入 Python 代码：每条语句执行后，"
             "你会看到自动求导做了什么，以及它构建的计算图。试试：\n"
             "    x = torch.tensor(42., requires_grad=True)\n"
             "    f = x ** 2 + x ** 3\n"
