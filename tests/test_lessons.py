@@ -305,3 +305,66 @@ def test_checks_on_tensors_and_expressions():
     error = Event.make("error", 1, cause="other")
     assert not run_check(Check("no_error", True), ns, [error], [error]).passed
     assert run_check(Check("no_error", True), ns, [error], []).passed
+
+
+PREDICT_LESSON = textwrap.dedent("""\
+    id: teacher-predict
+    title: {en: Predict, zh: 预测}
+    summary: {en: A prediction., zh: 一次预测。}
+    level: beginner
+    concepts: [retain-graph]
+    steps:
+      - predict:
+          question: {en: "What does x.grad hold after this?", zh: "之后 x.grad 是多少？"}
+          code: |
+            x = torch.tensor([2.0], requires_grad=True)
+            (x ** 2).sum().backward()
+          choices:
+            - text: {en: "None", zh: "None"}
+              explain: {en: "backward fills the .grad of leaves.", zh: "backward 会填写叶子的 .grad。"}
+            - text: {en: "2", zh: "2"}
+              explain: {en: "That is x itself, not the derivative.", zh: "那是 x 本身，不是导数。"}
+            - text: {en: "4", zh: "4"}
+              correct: true
+              explain: {en: "d(x²)/dx = 2x = 4.", zh: "d(x²)/dx = 2x = 4。"}
+      - text: {en: "Done.", zh: "完成。"}
+""")
+
+
+@pytest.mark.parametrize("kind", ["quiz", "predict"])
+def test_a_wrong_answer_gets_its_reason_and_a_retry_then_the_answer(tmp_path, teacher_dir, kind):
+    """As swirl does, for quiz and predict alike: a wrong answer says why and
+    asks again; after the second wrong answer the right one is named and
+    explained, and the lesson goes on."""
+    if kind == "quiz":
+        keys = ["", "", "1", "1", ""]
+        lesson = ":lesson teacher-retain"
+        reasons = ["No: it frees the saved tensors."]
+        answer, explained = "The answer: No", "Right: saved tensors are freed."
+    else:
+        (teacher_dir / "02-teacher-predict.yaml").write_text(PREDICT_LESSON, encoding="utf-8")
+        keys = ["1", "2", ""]
+        lesson = ":lesson teacher-predict"
+        reasons = ["backward fills the .grad of leaves.", "That is x itself, not the derivative."]
+        answer, explained = "The answer: 4", "d(x²)/dx = 2x = 4."
+    env = Environment(stdout=io.StringIO(), stderr=io.StringIO(), stdin=io.StringIO(), width=90,
+                      data_dir=str(tmp_path / "data"))
+    settings = ShellSettings(width=90, data_dir=env.data_dir, lessons_dirs=(str(teacher_dir),))
+    session = ShellSession(settings)
+    with create_pipe_input() as inp:
+        with create_app_session(input=inp, output=DummyOutput()):
+            shell = InteractiveShell(session, make_console(env, width=90, plain=True), env, lesson)
+            inp.send_text(ENTER.join(keys) + ENTER + CTRL_D)
+            inp.close()
+            shell.run()
+    out = env.stdout.getvalue()
+    assert out.count("Not quite.") == 2 and out.count("Try again") == 1
+    for reason in reasons:
+        assert reason in out
+    assert answer in out and explained in out
+    assert out.index("Try again") < out.index(answer)
+    if kind == "predict":
+        assert out.index(answer) < out.index("(x ** 2).sum().backward()", out.index(answer))  # then the code runs
+        assert "Done." in out
+    else:
+        assert "Run backward twice so that x.grad is 8." in out  # the lesson went on to the task

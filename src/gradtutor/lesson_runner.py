@@ -31,6 +31,7 @@ from gradtutor.progress import ProgressStore
 if TYPE_CHECKING:
     from gradtutor.shell_session import Reply, ShellSession
 
+MAX_WRONG_ANSWERS = 2  # then the right answer is shown
 CONTINUE, ANSWER, TASK = "continue", "answer", "task"
 
 
@@ -45,6 +46,7 @@ class LessonRun:
         self.index = 0
         self.awaiting: str | None = None
         self.hints_shown = 0
+        self.wrong_answers = 0  # of the predict or quiz step being answered
         self.task_events: list[Event] = []
         self.done = False
         self.problems: list[str] = []
@@ -120,6 +122,7 @@ class LessonRun:
             out += self._choices(step)
             out.append(Text(self.msg("lesson_answer_prompt"), "dim"))
             self.awaiting = ANSWER
+            self.wrong_answers = 0
         else:  # task
             out += [Wrapped(self.t(step.text), "bold"), Text(self.msg("lesson_task_keys"), "dim")]
             self.awaiting = TASK
@@ -152,9 +155,16 @@ class LessonRun:
             Text(verdict, "bold green" if choice.correct else "bold yellow"),
             indented(Wrapped(self.t(choice.explain)), 2),
         ]
-        if step.kind == "quiz" and not choice.correct:
-            out.append(Text(self.msg("lesson_try_again"), "dim"))
-            return out
+        if not choice.correct:
+            # As swirl does: a wrong answer gets its reason and another try;
+            # after the second, the right answer is shown and explained.
+            self.wrong_answers += 1
+            if self.wrong_answers < MAX_WRONG_ANSWERS:
+                out.append(Text(self.msg("lesson_try_again"), "dim"))
+                return out
+            right = next(c for c in step.choices if c.correct)
+            out += [Wrapped(self.msg("lesson_answer_was", choice=self.t(right.text)), "bold"),
+                    indented(Wrapped(self.t(right.explain)), 2)]
         if step.kind == "predict" and step.code:
             reply = self.session.run_python(step.code, echo=True)
             out += reply.renderables
