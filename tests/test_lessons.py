@@ -368,3 +368,31 @@ def test_a_wrong_answer_gets_its_reason_and_a_retry_then_the_answer(tmp_path, te
         assert "Done." in out
     else:
         assert "Run backward twice so that x.grad is 8." in out  # the lesson went on to the task
+
+
+def _text_of(renderables, width=100) -> str:
+    from rich.console import Console
+
+    buf = io.StringIO()
+    console = Console(file=buf, width=width, color_system=None)
+    for renderable in renderables:
+        console.print(renderable)
+    return buf.getvalue()
+
+
+def test_each_lesson_starts_in_a_fresh_namespace_and_the_persons_names_come_back(tmp_path):
+    from gradtutor.lesson_runner import run_script
+
+    session = ShellSession(ShellSettings(width=100, data_dir=str(tmp_path)))
+    session.execute("mine = torch.ones(2, requires_grad=True)")
+    mine = session.namespace["mine"]
+    catalog = Catalog()
+    assert run_script(catalog.find("backward-frees"), session, None) == []
+    assert session.namespace["mine"] is mine and "loss" not in session.namespace  # back after the lesson
+    said = _text_of(session.execute(":lesson names-vs-tensors").renderables)
+    assert "Your names (mine) are put aside" in said and "mine" not in session.namespace
+    # What the first lesson left behind is not there: no rebinding, no old w, b, z, loss drawn.
+    assert "now names a different tensor" not in said and "(old)" not in said
+    assert not any(name in session.namespace for name in ("w", "b", "z", "loss"))
+    left = _text_of(session.execute(":quit").renderables)
+    assert "Your names are back: mine." in left and session.namespace["mine"] is mine

@@ -85,6 +85,10 @@ class LessonRun:
         if not self.entry.bundled:
             out.append(Wrapped(self.msg("lesson_outside", path=os.path.abspath(self.lesson.path)), "yellow"))
         out.append(Text(self.msg("lesson_keys"), "dim"))
+        aside = self.session.begin_lesson_namespace()
+        if aside:
+            out.append(Wrapped(self.msg("lesson_names_aside", names=", ".join(aside)), "dim"))
+        _ = self.session.engine  # torch and F in the lesson's namespace
         saved = self.store.lesson(self.lesson.id) if self.store is not None else None
         if saved is not None and 0 < saved.step < len(self.lesson.steps) and not saved.completed:
             self._replay(saved.step)
@@ -139,8 +143,7 @@ class LessonRun:
             self.awaiting = None
             if self.store is not None:
                 self.store.set_position(self.lesson.id, len(self.lesson.steps), completed=True)
-            self.session.lesson = None
-            return [Text(self.msg("lesson_done", title=self.t(self.lesson.title)), "bold green")]
+            return [Text(self.msg("lesson_done", title=self.t(self.lesson.title)), "bold green"), *self._leave()]
         return self.show()
 
     def answer(self, number: int) -> list[RenderableType]:
@@ -270,8 +273,13 @@ class LessonRun:
         return [Text(self.msg("lesson_restarted"), "dim"), *self.show()]
 
     def _cmd_quit(self) -> list[RenderableType]:
+        return [Text(self.msg("lesson_left", n=self.index + 1, id=self.lesson.id), "dim"), *self._leave()]
+
+    def _leave(self) -> list[RenderableType]:
+        """The lesson is over: the person's own names come back."""
         self.session.lesson = None
-        return [Text(self.msg("lesson_left", n=self.index + 1, id=self.lesson.id), "dim")]
+        back = self.session.end_lesson_namespace()
+        return [Wrapped(self.msg("lesson_names_back", names=", ".join(back)), "dim")] if back else []
 
 
 def run_script(entry: Entry, session: ShellSession, console: Console | None) -> list[str]:
@@ -305,5 +313,6 @@ def run_script(entry: Entry, session: ShellSession, console: Console | None) -> 
                 show(run.advance(done=False))
         else:
             show(run.advance())
-    session.lesson = None
+    if session.lesson is run:
+        run._leave()
     return run.problems

@@ -76,6 +76,9 @@ MESSAGES: dict[str, dict[str, str]] = {
         "lesson_answer_was": "The answer: {choice}",
         "lesson_done": "Lesson complete: {title}. :lesson lists the others.",
         "lesson_left": "You left the lesson at step {n}. :lesson {id} resumes there.",
+        "lesson_names_aside": "The lesson starts with a fresh namespace. Your names ({names}) are put aside "
+        "and come back when it ends or you :quit.",
+        "lesson_names_back": "Your names are back: {names}.",
         "lesson_resumed": "Resuming at step {n}; the code of the earlier steps ran again to rebuild your names.",
         "lesson_outside": "This lesson comes from {path}, outside the bundled course: its code runs in this shell.",
         "lesson_need_answer": "Answer first (type a number), or :skip.",
@@ -161,6 +164,9 @@ MESSAGES: dict[str, dict[str, str]] = {
         "lesson_answer_was": "答案是：{choice}",
         "lesson_done": "课程完成：{title}。输入 :lesson 查看其他课程。",
         "lesson_left": "你在第 {n} 步离开了课程。输入 :lesson {id} 可以从那里继续。",
+        "lesson_names_aside": "课程从一个全新的命名空间开始。你的变量（{names}）先放在一边，"
+        "课程结束或输入 :quit 后会回来。",
+        "lesson_names_back": "你的变量回来了：{names}。",
         "lesson_resumed": "从第 {n} 步继续；前面各步的代码已重新运行，恢复了你的变量。",
         "lesson_outside": "这节课来自 {path}，不属于自带课程：它的代码会在这个 shell 中运行。",
         "lesson_need_answer": "请先回答（输入编号），或输入 :skip 跳过。",

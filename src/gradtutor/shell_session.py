@@ -192,6 +192,9 @@ class ShellSession:
         self._engine: Any = None
         self._narrator: Narrator | None = None
         self.lesson: LessonRun | None = None
+        # The person's own work while a lesson runs in a namespace of its own:
+        # (names, engine, narrator, last events), given back when it ends.
+        self._put_aside: tuple[dict[str, Any], Any, Narrator | None, list[tuple[str, Event]]] | None = None
         self._store: ProgressStore | None = None
         self._cell_lines: dict[str, int] = {}
         self.transcript = Transcript("gradtutor session", self._options())
@@ -499,6 +502,35 @@ class ShellSession:
             return Reply([Text(self.msg("export_graph_done", place=place, path=path, format=fmt))])
         count = len(self.transcript.frames)
         return Reply([Text(self.msg("export_done", count=count, path=path, format=fmt))])
+
+    def own_names(self) -> list[str]:
+        """The names the person bound (not torch and F, not dunders or ``_``)."""
+        return sorted(n for n in self.namespace if not n.startswith("_") and n not in ("torch", "F"))
+
+    def begin_lesson_namespace(self) -> list[str]:
+        """A lesson starts in a fresh namespace; the person's names are put
+        aside (not lost) until it ends. Returns those names."""
+        names = self.own_names()
+        if self._put_aside is None:
+            self._put_aside = (dict(self.namespace), self._engine, self._narrator, self.last_events)
+        else:
+            names = []  # a lesson after a lesson: the person's work is already aside
+        # The same dict object: the completer and the engine hold it.
+        self._fresh_namespace()
+        self._engine = None
+        self._narrator = None
+        self.last_events = []
+        return names
+
+    def end_lesson_namespace(self) -> list[str]:
+        """Give the person's names back; returns them."""
+        if self._put_aside is None:
+            return []
+        names, self._engine, self._narrator, self.last_events = self._put_aside
+        self._put_aside = None
+        self.namespace.clear()
+        self.namespace.update(names)
+        return self.own_names()
 
     def reset_namespace(self) -> None:
         self._fresh_namespace()
