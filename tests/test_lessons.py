@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import re
 import signal
 import sqlite3
 import subprocess
@@ -396,3 +397,21 @@ def test_each_lesson_starts_in_a_fresh_namespace_and_the_persons_names_come_back
     assert not any(name in session.namespace for name in ("w", "b", "z", "loss"))
     left = _text_of(session.execute(":quit").renderables)
     assert "Your names are back: mine." in left and session.namespace["mine"] is mine
+
+
+def test_resuming_rebuilds_the_names_and_shows_the_picture_the_step_talks_about(tmp_path):
+    """Quit where the text says "Look at the graph", come back: the names are
+    rebuilt, the graph is drawn, and its places are the session's In [N]."""
+    from gradtutor.progress import ProgressStore
+
+    entry = Catalog().find("backward-frees")
+    index = next(i for i, s in enumerate(entry.lesson.steps) if s.kind == "text" and "Look at the graph" in s.text["en"])
+    store = ProgressStore(str(tmp_path))
+    store.set_position("backward-frees", index)
+    session = ShellSession(ShellSettings(width=100, data_dir=str(tmp_path)))
+    said = _text_of(session.execute(":lesson backward-frees").renderables)
+    assert f"Resuming at step {index + 1}" in said and "Look at the graph" in said
+    picture = said.split("Resuming at step")[1].split("Look at the graph")[0]
+    assert "BCE(z, y) = loss" in picture and "x @ w + b = z [✗ freed]" in picture
+    assert "In [1] line 8" in picture and not re.search(r"(?<!\] )\bline \d", picture)  # never a bare "line 8"
+    assert "loss" in session.namespace

@@ -94,6 +94,9 @@ class LessonRun:
             self._replay(saved.step)
             self.index = saved.step
             out.append(Text(self.msg("lesson_resumed", n=self.index + 1), "dim"))
+            picture = self.session.picture_now()  # what the step about to be shown talks about
+            if picture is not None:
+                out.append(picture)
         return out + self.show()
 
     def _replay(self, upto: int) -> None:

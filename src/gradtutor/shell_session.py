@@ -317,13 +317,28 @@ class ShellSession:
         return Reply(out)
 
     def replay(self, source: str) -> None:
-        """Run code without showing anything (rebuilding a resumed lesson's names)."""
+        """Run code without showing anything (rebuilding a resumed lesson's
+        names), as a numbered input: pictures name its places In [N]."""
         engine = self.engine
+        self.counter += 1
+        filename = f"{CELL_PREFIX}{self.counter}]>"
+        self._cell_lines[filename] = len(source.strip("\n").split("\n"))
+        self.numbered.append((self.counter, source.strip("\n")))
         with contextlib.redirect_stdout(io.StringIO()):
             try:
-                engine.run_cell(source, "<lesson replay>")
+                engine.run_cell(source, filename)
             except SyntaxError:
                 pass
+
+    def picture_now(self) -> RenderableType | None:
+        """The graph of the names as they are (a resumed lesson's), drawn as
+        :graph draws it; None when there is none. Later steps compare with it."""
+        level = LEVEL_STATEMENTS
+        snapshot = self.engine.snapshot_now()
+        if not snapshot.graph(level).nodes:
+            return None
+        self.narrator.last_drawn = snapshot.graph(self.narrator.options.level)
+        return graph_renderable(snapshot, self._options(level), level)
 
     def run_python(self, source: str, echo: bool = False) -> Reply:
         """Run Python source as one numbered input. ``echo`` shows it after its prompt
