@@ -177,7 +177,9 @@ def test_a_task_wrong_then_hint_then_right_then_the_lesson_ends(tmp_path, teache
                        "y = x ** 2", "y.backward(retain_graph=True)", "y.backward()", ""]) + ENTER + CTRL_D
     code, out, session = drive(keys, tmp_path, teacher_dir)
     assert "Not quite." in out and "Try again" in out and "Right: saved tensors are freed." in out
-    assert out.count("Not yet: the checks do not pass.") >= 1
+    # Which check is not met, after inputs that did something: not after every line.
+    assert "Not yet: no backward (retain_graph=True) yet. :hint helps." in out
+    assert "Not yet: x.grad.item() == 8 is not true yet. :hint helps." in out
     assert "Hint 1/1: The first backward needs retain_graph=True." in out
     assert "✓ Task complete." in out and "Lesson complete: Keep the graph." in out
     store = ProgressStore(str(tmp_path / "data"))
@@ -415,3 +417,27 @@ def test_resuming_rebuilds_the_names_and_shows_the_picture_the_step_talks_about(
     assert "BCE(z, y) = loss" in picture and "x @ w + b = z [✗ freed]" in picture
     assert "In [1] line 8" in picture and not re.search(r"(?<!\] )\bline \d", picture)  # never a bare "line 8"
     assert "loss" in session.namespace
+
+
+def test_a_task_says_which_check_is_not_met_and_only_after_an_input_that_did_something(tmp_path, teacher_dir):
+    keys = ["", "", "2", "", "y.backward(retain_graph=True)", "print('thinking')", "1 + 1", "y.backward()"]
+    _, out, _ = drive(ENTER.join(keys) + ENTER + CTRL_D, tmp_path, teacher_dir)
+    assert out.count("Not yet:") == 1  # print and 1 + 1 changed nothing: nothing said
+    assert "Not yet: x.grad.item() == 8 is not true yet." in out and "✓ Task complete." in out
+    _, zh, _ = drive(ENTER.join(["", "", "2", "", "y.backward(retain_graph=True)"]) + ENTER + CTRL_D,
+                     tmp_path / "zh", teacher_dir, language="zh")
+    assert "还没有完成：x.grad.item() == 8 还不成立。" in zh
+
+
+def test_a_tensor_check_says_what_the_gradient_should_be_and_is():
+    from gradtutor.lesson_checks import run_check
+    from gradtutor.messages import message
+
+    import torch
+
+    x = torch.tensor([2.0], requires_grad=True)
+    (x * 2).sum().backward()
+    result = run_check(Check("tensor", {"name": "x", "grad": [8.0]}), {"x": x}, [], [])
+    assert not result.passed
+    assert message("en", result.say[0], **result.say[1]) == "x.grad should be 8; it is 2"
+    assert message("zh", result.say[0], **result.say[1]) == "x.grad 应为 8，现在是 2"

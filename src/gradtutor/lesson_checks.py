@@ -21,6 +21,19 @@ class CheckResult:
     check: Check
     passed: bool
     reason: str = ""  # why it failed, for lesson authors (--check) and hints
+    # The same for the learner, in their language: a message key and its fields.
+    say: tuple[str, Mapping[str, Any]] = ("", {})
+
+
+def _shown(value: Any) -> str:
+    """A value as a learner reads it: 8 for [8.0], [1, 2] for [1.0, 2.0]."""
+    if isinstance(value, (list, tuple)):
+        if len(value) == 1:
+            return _shown(value[0])
+        return "[" + ", ".join(_shown(v) for v in value) + "]"
+    if isinstance(value, float):
+        return format(value, "g")
+    return str(value)
 
 
 def event_matches(matcher: Mapping[str, Any], event: Event) -> bool:
@@ -59,13 +72,15 @@ def _values_close(actual: Any, expected: Any) -> bool:
         return False
 
 
-def _tensor_check(props: Mapping[str, Any], namespace: Mapping[str, Any]) -> tuple[bool, str]:
+def _tensor_check(props: Mapping[str, Any], namespace: Mapping[str, Any]) -> tuple[bool, str, tuple[str, dict[str, Any]]]:
     import torch
 
     name = props["name"]
     value = namespace.get(name)
     if not isinstance(value, torch.Tensor):
-        return False, f"{name} is not a tensor" if name in namespace else f"{name} is not defined"
+        if name in namespace:
+            return False, f"{name} is not a tensor", ("check_not_tensor", {"name": name})
+        return False, f"{name} is not defined", ("check_undefined", {"name": name})
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # reading .grad of a non-leaf warns
         actual = {
@@ -77,39 +92,46 @@ def _tensor_check(props: Mapping[str, Any], namespace: Mapping[str, Any]) -> tup
         grad = value.grad
     for prop in ("leaf", "requires_grad", "retains_grad", "grad_fn"):
         if prop in props and actual[prop] is not props[prop]:
-            return False, f"{name}: {prop} is {actual[prop]}, expected {props[prop]}"
+            fields = {"name": name, "prop": prop, "expected": props[prop], "actual": actual[prop]}
+            return False, f"{name}: {prop} is {actual[prop]}, expected {props[prop]}", ("check_prop", fields)
     if "grad" in props:
         expected = props["grad"]
         if expected is None:
             if grad is not None:
-                return False, f"{name}.grad is set, expected None"
+                return False, f"{name}.grad is set, expected None", ("check_grad_not_none", {"name": name})
         elif grad is None:
-            return False, f"{name}.grad is None"
+            return False, f"{name}.grad is None", ("check_grad_none", {"name": name, "expected": _shown(expected)})
         elif not _values_close(grad.detach().tolist(), expected):
-            return False, f"{name}.grad is {grad.detach().tolist()}, expected {expected}"
-    return True, ""
+            now = grad.detach().tolist()
+            fields = {"name": name, "expected": _shown(expected), "actual": _shown(now)}
+            return False, f"{name}.grad is {now}, expected {expected}", ("check_grad_value", fields)
+    return True, "", ("", {})
 
 
 def run_check(check: Check, namespace: Mapping[str, Any], events: list[Event], last_events: list[Event]) -> CheckResult:
     """``events``: all events since the task started; ``last_events``: the last input's."""
     if check.kind == "event":
         ok = any_event_matches(check.value, events)
-        return CheckResult(check, ok, "" if ok else f"no event like {dict(check.value)} yet")
+        details = ", ".join(f"{k}={v}" for k, v in check.value.items() if k != "kind")
+        what = f"{check.value.get('kind')} ({details})" if details else str(check.value.get("kind"))
+        return CheckResult(check, ok, "" if ok else f"no event like {dict(check.value)} yet", ("check_event", {"event": what}))
     if check.kind == "no_error":
         errors = [e for e in last_events if e.kind == "error"]
-        return CheckResult(check, not errors, "" if not errors else "the last input raised an error")
+        return CheckResult(check, not errors, "" if not errors else "the last input raised an error", ("check_error", {}))
     if check.kind == "tensor":
-        ok, reason = _tensor_check(check.value, namespace)
-        return CheckResult(check, ok, reason)
+        ok, reason, say = _tensor_check(check.value, namespace)
+        return CheckResult(check, ok, reason, say)
     if check.kind == "expect":
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 ok = bool(eval(check.value, dict(namespace)))  # noqa: S307 - the lesson's own check
         except Exception as exc:
-            return CheckResult(check, False, f"`{check.value}` raised {type(exc).__name__}: {exc}")
-        return CheckResult(check, ok, "" if ok else f"`{check.value}` is false")
-    return CheckResult(check, False, f"unknown check {check.kind}")
+            error = f"{type(exc).__name__}: {exc}"
+            return CheckResult(check, False, f"`{check.value}` raised {error}",
+                               ("check_expect_raised", {"expr": check.value, "error": error}))
+        return CheckResult(check, ok, "" if ok else f"`{check.value}` is false", ("check_expect_false", {"expr": check.value}))
+    return CheckResult(check, False, f"unknown check {check.kind}", ("check_unknown", {"kind": check.kind}))
 
 
 def run_checks(

@@ -135,6 +135,7 @@ class LessonRun:
             self.awaiting = TASK
             self.task_events = []
             self.hints_shown = 0
+            self.last_reasons: tuple[str, ...] = ()
         return out
 
     def advance(self, done: bool = True) -> list[RenderableType]:
@@ -188,9 +189,17 @@ class LessonRun:
         if self.store is not None:
             self.store.add_attempt(self.lesson.id, self.index)
         results = run_checks(self.step.checks, self.session.namespace, self.task_events, last)
-        if all(r.passed for r in results):
+        failing = [r for r in results if not r.passed]
+        if not failing:
             return [Text(self.msg("lesson_task_done"), "bold green"), *self.advance()]
-        return [Text(self.msg("lesson_task_not_yet"), "dim")]
+        # Which check is not met, in the learner's words; said again only after
+        # an input that did something the tutor reports or changed the answer.
+        reasons = tuple(self.msg(r.say[0], **r.say[1]) if r.say[0] else r.reason for r in failing)
+        relevant = bool(last) or reasons != self.last_reasons
+        self.last_reasons = reasons
+        if not relevant:
+            return []
+        return [Text(self.msg("lesson_task_not_yet", reason=reasons[0]), "dim")]
 
     def _expect(self, step: LessonStep, steps: list[Step]) -> None:
         """For --check: the events the lesson says this code produces really happen."""
