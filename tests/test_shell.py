@@ -355,3 +355,16 @@ def test_the_banner_wraps_cleanly_at_any_width(language):
         assert "    x = torch.tensor(42., requires_grad=True)" in lines
         if width == 120:  # the paragraph is one line where it fits
             assert len(lines) == 7, lines
+
+
+def test_an_explanation_is_given_once_per_input():
+    """A loop adding to two gradients three times: each addition is reported,
+    the reason it happens is said once in the input."""
+    session = ShellSession(ShellSettings(width=100, ascii=False))
+    session.execute("w = torch.ones(2, requires_grad=True)")
+    session.execute("b = torch.ones(2, requires_grad=True)")
+    said = _said(session.execute("for i in range(4):\n    loss = (w * 3 + b).sum()\n    loss.backward()\n"))
+    assert said.count("w.grad was added to, not replaced") >= 2  # each time it happens
+    assert said.count("so the new gradient was added") == 1  # why: once
+    again = _said(session.execute("loss = (w * 3 + b).sum()\nloss.backward()\n"))
+    assert again.count("so the new gradient was added") == 1  # a new input explains again

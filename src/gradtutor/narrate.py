@@ -121,6 +121,7 @@ class EventNote:
     title: str
     text: str
     style: str  # rich style of the bullet and title
+    key: str = ""  # the explanation's key ("backward", "error/second-backward")
 
 
 def event_note(
@@ -141,7 +142,7 @@ def event_note(
     times = event.get("times")
     if isinstance(times, int) and times > 1:
         title += f" ({_times(ascii)}{times})"
-    return EventNote(event.kind, title, text, style)
+    return EventNote(event.kind, title, text, style, explanation.key)
 
 
 class Bulleted:

@@ -11,7 +11,7 @@ Markdown, HTML, SVG or DOT. Nothing here walks the autograd graph.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Sequence
 
 from rich.console import RenderableType
@@ -166,8 +166,22 @@ def cell_frame(
     come from more than one statement."""
     with_events = [s for s in steps if s.events]
     many = len(with_events) > 1 and len({(s.line, s.function) for s in with_events}) > 1
+    # An explanation is given once per input: a loop that adds to two
+    # gradients four times says why once; later notes keep their title.
+    explained: set[str] = set()
+
+    def once(notes: Sequence[EventNote]) -> tuple[EventNote, ...]:
+        out = []
+        for note in notes:
+            if note.text and note.key in explained:
+                note = replace(note, text="")
+            elif note.text:
+                explained.add(note.key)
+            out.append(note)
+        return tuple(out)
+
     parts = tuple(
-        Part(step, tuple(narrator.notes(step)), show_header=many and bool(step.events), show_output=show_output,
+        Part(step, once(narrator.notes(step)), show_header=many and bool(step.events), show_output=show_output,
              grad_lines=tuple(narrator.grad_change_lines(step)))
         for step in steps
     )
