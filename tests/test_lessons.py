@@ -441,3 +441,20 @@ def test_a_tensor_check_says_what_the_gradient_should_be_and_is():
     assert not result.passed
     assert message("en", result.say[0], **result.say[1]) == "x.grad should be 8; it is 2"
     assert message("zh", result.say[0], **result.say[1]) == "x.grad 应为 8，现在是 2"
+
+
+def test_check_reports_a_text_that_quotes_a_drawing_the_picture_does_not_show(tmp_path):
+    """lesson --check: a drawing a text quotes ("y (old)") must be in the
+    picture at that step; a lesson that says so falsely fails, at its line."""
+    broken = TEACHER_LESSON.replace('- text: {en: "Done.", zh: "完成。"}',
+                                    '- text: {en: "The picture shows `y (old)`.", zh: "图中有 `y (old)`。"}')
+    path = tmp_path / "broken.yaml"
+    path.write_text(broken)
+    code, out = cli("lesson", "--check", str(path))
+    assert code == 1
+    assert f"{path}:33: the text quotes the drawing 'y (old)', which the picture at this step does not show" in out
+    fine = TEACHER_LESSON.replace('- text: {en: "Done.", zh: "完成。"}',
+                                  '- text: {en: "The picture shows `x [grad]`.", zh: "图中有 `x [grad]`。"}')
+    path.write_text(fine)
+    code, out = cli("lesson", "--check", str(path))
+    assert code == 0, out

@@ -16,6 +16,7 @@ and every task's solution must pass its checks.
 from __future__ import annotations
 
 import os
+import re
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console, RenderableType
@@ -32,6 +33,11 @@ if TYPE_CHECKING:
     from gradtutor.shell_session import Reply, ShellSession
 
 MAX_WRONG_ANSWERS = 2  # then the right answer is shown
+# A text quoting a drawing: "x (old)", `loss [✗ freed]`, “z (old)”. A quote is
+# a drawing when it has one of the markers pictures use.
+_QUOTED = re.compile(r'"([^"\n]+)"|`([^`\n]+)`|“([^”\n]+)”')
+_DRAWING_MARKS = ("(old)", "(dropped)", "[grad]", "[leaf]", "[new]", "[✗ freed]", "[x freed]",
+                  "[changed in place]", "[modified]", "[none saved]", "[more before]", "[dual]")
 CONTINUE, ANSWER, TASK = "continue", "answer", "task"
 
 
@@ -45,6 +51,7 @@ class LessonRun:
         self.store = store
         self.index = 0
         self.awaiting: str | None = None
+        self.verify_pictures = False  # --check: quoted drawings must be in the picture
         self.hints_shown = 0
         self.wrong_answers = 0  # of the predict or quiz step being answered
         self.task_events: list[Event] = []
@@ -112,6 +119,7 @@ class LessonRun:
         out: list[RenderableType] = [Text(self.msg("lesson_step", n=self.index + 1, total=total), "bold magenta")]
         self._save()
         if step.kind == "text":
+            self._check_quoted_drawings(self.t(step.text))
             out += [Wrapped(self.t(step.text)), Text(self.msg("lesson_continue"), "dim")]
             self.awaiting = CONTINUE
         elif step.kind == "run":
@@ -119,6 +127,7 @@ class LessonRun:
             out += reply.renderables
             self._expect(step, reply.steps)
             if step.note:
+                self._check_quoted_drawings(self.t(step.note))
                 out.append(Wrapped(self.t(step.note), "italic"))
             out.append(Text(self.msg("lesson_continue"), "dim"))
             self.awaiting = CONTINUE
@@ -200,6 +209,21 @@ class LessonRun:
         if not relevant:
             return []
         return [Text(self.msg("lesson_task_not_yet", reason=reasons[0]), "dim")]
+
+    def _check_quoted_drawings(self, text: str) -> None:
+        """For --check: a drawing the text quotes ("x (old)") is in the
+        picture of the graph at this step, at either level."""
+        if not self.verify_pictures:
+            return
+        quoted = [a or b or c for a, b, c in _QUOTED.findall(text)]
+        drawn = [q for q in quoted if any(mark in q for mark in _DRAWING_MARKS)]
+        if not drawn:
+            return
+        pictures = self.session.pictures_now()
+        for fragment in drawn:
+            if not any(fragment in picture for picture in pictures):
+                self.problems.append(f"{self._where()}: the text quotes the drawing {fragment!r}, "
+                                     "which the picture at this step does not show")
 
     def _expect(self, step: LessonStep, steps: list[Step]) -> None:
         """For --check: the events the lesson says this code produces really happen."""
@@ -306,6 +330,7 @@ def run_script(entry: Entry, session: ShellSession, console: Console | None) -> 
                 console.print(item, crop=False)
 
     run = LessonRun(entry, session, store=None)
+    run.verify_pictures = True
     session.lesson = run
     show(run.start())
     guard = 0

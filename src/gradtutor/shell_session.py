@@ -40,6 +40,7 @@ from gradtutor.narrate import (
     Verbatim,
     Wrapped,
     event_renderable,
+    graph_drawing,
     graph_renderable,
     indented,
     step_header,
@@ -329,6 +330,17 @@ class ShellSession:
                 engine.run_cell(source, filename)
             except SyntaxError:
                 pass
+
+    def pictures_now(self) -> list[str]:
+        """The graph of the names as they are, as text, at both levels (for
+        checking what a lesson's text says is drawn)."""
+        snapshot = self.engine.snapshot_now()
+        pictures = []
+        for level in (LEVEL_STATEMENTS, LEVEL_OPS):
+            if snapshot.graph(level).nodes:
+                options = replace(self._options(level), width=200)
+                pictures.append(str(graph_drawing(snapshot, options, level)))
+        return pictures
 
     def picture_now(self) -> RenderableType | None:
         """The graph of the names as they are (a resumed lesson's), drawn as
