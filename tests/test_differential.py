@@ -135,3 +135,62 @@ def test_json_stays_valid_whatever_way_the_program_writes_to_stdout(tmp_path):
                           capture_output=True, text=True, timeout=120)
     doc = json.loads(done.stdout)
     assert "".join(step["output"] for step in doc["steps"]) == plain.stdout == "one\ntwo\nthree\nfour\nfive 1\n"
+
+
+CAUGHT_ERRORS_KEEP_NOTHING = [
+    # a second backward caught in a module-level loop, the exception kept in a name
+    """
+    import gc, weakref, torch
+    refs = []
+    for i in range(8):
+        w = torch.randn(300, 300, requires_grad=True)
+        refs.append(weakref.ref(w))
+        loss = (w * 2).sum()
+        loss.backward()
+        try:
+            loss.backward()
+        except RuntimeError as e:
+            err = e
+    del w, loss, err
+    gc.collect()
+    print("alive", sum(r() is not None for r in refs))
+    """,
+    # the same in a function, and a plain Python error raised by a function given the tensor
+    """
+    import gc, weakref, torch
+    refs = []
+    def check(t):
+        raise ValueError("bad")
+    def train():
+        for i in range(8):
+            w = torch.randn(300, 300, requires_grad=True)
+            refs.append(weakref.ref(w))
+            loss = (w * 2).sum()
+            loss.backward()
+            try:
+                loss.backward()
+            except RuntimeError:
+                pass
+            try:
+                check(w)
+            except ValueError:
+                pass
+    train()
+    gc.collect()
+    print("alive", sum(r() is not None for r in refs))
+    """,
+]
+
+
+@pytest.mark.parametrize("source", CAUGHT_ERRORS_KEEP_NOTHING)
+def test_a_caught_error_keeps_no_tensor_alive(tmp_path, source):
+    """What the tutor keeps of an exception or its frames must not hold the
+    program's tensors once the program dropped them (text and JSON alike)."""
+    import textwrap
+
+    path = tmp_path / "caught.py"
+    path.write_text(textwrap.dedent(source))
+    for mode in (["--plain"], ["--format", "json"]):
+        done = subprocess.run([sys.executable, "-m", "gradtutor", "explain", *mode, str(path)],
+                              capture_output=True, text=True, timeout=120)
+        assert "alive 0" in done.stdout, (mode, done.stdout[-500:], done.stderr[-500:])
