@@ -82,6 +82,12 @@ def test_the_tutor_explains_the_exception_python_raised(plain_results):
         assert last_error["message"] == plain[path]["exception"][1]
 
 
+def warning_lines(cmd: list[str]) -> list[str]:
+    """The warnings a command wrote to stderr (without torch's "Triggered internally" tail)."""
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    return [line.split(" (Triggered")[0] for line in done.stderr.splitlines() if "Warning:" in line]
+
+
 def test_warnings_are_shown_where_and_as_often_as_python_shows_them(tmp_path):
     path = tmp_path / "warns.py"
     path.write_text(
@@ -90,10 +96,6 @@ def test_warnings_are_shown_where_and_as_often_as_python_shows_them(tmp_path):
         "l1 = F.mse_loss(a, b)\nl2 = F.mse_loss(a, b)\n"
         "y = a * 2\ng1 = y.grad\ng2 = y.grad\n"
     )
-
-    def warning_lines(cmd):
-        done = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
-        return [line.split(" (Triggered")[0] for line in done.stderr.splitlines() if "Warning:" in line]
 
     plain = warning_lines([sys.executable, str(path)])
     tutor = warning_lines([sys.executable, "-m", "gradtutor", "explain", "--format", "json", str(path)])
@@ -114,10 +116,6 @@ def test_a_warning_python_shows_once_in_a_loop_is_shown_once(tmp_path):
         "    z = torch.nn.functional.mse_loss(torch.ones(3), torch.ones(3, 1))\n"
     )
 
-    def warning_lines(cmd):
-        done = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
-        return [line.split(" (Triggered")[0] for line in done.stderr.splitlines() if "Warning:" in line]
-
     plain = warning_lines([sys.executable, str(path)])
     assert len(plain) == 3
     for mode in (["--format", "json"], ["--plain"]):
@@ -137,59 +135,44 @@ def test_json_stays_valid_whatever_way_the_program_writes_to_stdout(tmp_path):
     assert "".join(step["output"] for step in doc["steps"]) == plain.stdout == "one\ntwo\nthree\nfour\nfive 1\n"
 
 
-CAUGHT_ERRORS_KEEP_NOTHING = [
-    # a second backward caught in a module-level loop, the exception kept in a name
-    """
-    import gc, weakref, torch
-    refs = []
-    for i in range(8):
-        w = torch.randn(300, 300, requires_grad=True)
-        refs.append(weakref.ref(w))
-        loss = (w * 2).sum()
+# A second backward caught at module level (the exception kept in a name) and
+# in a function, and a plain Python error raised by a function given the tensor.
+CAUGHT_ERRORS_KEEP_NOTHING = """
+import gc, weakref, torch
+refs = []
+def check(t):
+    raise ValueError("bad")
+def round_of_training(keep):
+    w = torch.randn(300, 300, requires_grad=True)
+    refs.append(weakref.ref(w))
+    loss = (w * 2).sum()
+    loss.backward()
+    try:
         loss.backward()
-        try:
-            loss.backward()
-        except RuntimeError as e:
-            err = e
-    del w, loss, err
-    gc.collect()
-    print("alive", sum(r() is not None for r in refs))
-    """,
-    # the same in a function, and a plain Python error raised by a function given the tensor
-    """
-    import gc, weakref, torch
-    refs = []
-    def check(t):
-        raise ValueError("bad")
-    def train():
-        for i in range(8):
-            w = torch.randn(300, 300, requires_grad=True)
-            refs.append(weakref.ref(w))
-            loss = (w * 2).sum()
-            loss.backward()
-            try:
-                loss.backward()
-            except RuntimeError:
-                pass
-            try:
-                check(w)
-            except ValueError:
-                pass
-    train()
-    gc.collect()
-    print("alive", sum(r() is not None for r in refs))
-    """,
-]
+    except RuntimeError as e:
+        keep.append(e)
+    try:
+        check(w)
+    except ValueError:
+        pass
+kept = []
+for i in range(8):
+    round_of_training(kept)
+    v = torch.randn(300, 300, requires_grad=True); refs.append(weakref.ref(v))
+    out = v.sum() * 3; out.backward()
+    try: out.backward()
+    except RuntimeError as e: err = e
+del v, out, err, kept
+gc.collect()
+print("alive", sum(r() is not None for r in refs))
+"""
 
 
-@pytest.mark.parametrize("source", CAUGHT_ERRORS_KEEP_NOTHING)
-def test_a_caught_error_keeps_no_tensor_alive(tmp_path, source):
+def test_a_caught_error_keeps_no_tensor_alive(tmp_path):
     """What the tutor keeps of an exception or its frames must not hold the
     program's tensors once the program dropped them (text and JSON alike)."""
-    import textwrap
-
     path = tmp_path / "caught.py"
-    path.write_text(textwrap.dedent(source))
+    path.write_text(CAUGHT_ERRORS_KEEP_NOTHING)
     for mode in (["--plain"], ["--format", "json"]):
         done = subprocess.run([sys.executable, "-m", "gradtutor", "explain", *mode, str(path)],
                               capture_output=True, text=True, timeout=120)
