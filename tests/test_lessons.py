@@ -458,3 +458,50 @@ def test_check_reports_a_text_that_quotes_a_drawing_the_picture_does_not_show(tm
     path.write_text(fine)
     code, out = cli("lesson", "--check", str(path))
     assert code == 0, out
+
+
+QUIZ_CODE_LESSON = textwrap.dedent("""\
+    id: teacher-format
+    title: {en: Format, zh: 格式}
+    summary: {en: The format's additions., zh: 格式的新增内容。}
+    level: beginner
+    concepts: [retain-graph]
+    steps:
+      - quiz:
+          question: {en: "What does this print?", zh: "这会打印什么？"}
+          code: |
+            w = torch.ones(2, requires_grad=True)
+            print(w.is_leaf)
+          choices:
+            - text: {en: "True", zh: "True"}
+              correct: true
+              explain: {en: "Made by the user: a leaf.", zh: "由用户创建：叶子张量。"}
+            - text: {en: "False", zh: "False"}
+              explain: {en: "It has no grad_fn.", zh: "它没有 grad_fn。"}
+      - task:
+          prompt: {en: "Compute y = w * 2 without any backward.", zh: "计算 y = w * 2，不做反向传播。"}
+          solution: |
+            w = torch.ones(2, requires_grad=True)
+            y = w * 2
+          check:
+            - tensor: {name: y, grad_fn: true}
+            - no_event: {kind: backward}
+""")
+
+
+def test_a_quiz_shows_code_it_does_not_run_and_a_task_can_forbid_an_event(tmp_path):
+    folder = tmp_path / "lessons"
+    folder.mkdir()
+    (folder / "01-teacher-format.yaml").write_text(QUIZ_CODE_LESSON, encoding="utf-8")
+    code, out = cli("lesson", "--check", str(folder / "01-teacher-format.yaml"))
+    assert code == 0, out
+    session = ShellSession(ShellSettings(width=100, data_dir=str(tmp_path), lessons_dirs=(str(folder),)))
+    said = _text_of(session.execute(":lesson teacher-format").renderables)
+    assert "print(w.is_leaf)" in said and "w" not in session.namespace  # shown, not run
+    session.execute("1")
+    session.execute("")  # on to the task
+    session.execute("w = torch.ones(2, requires_grad=True)")
+    said = _text_of(session.execute("y = w * 2\ny.sum().backward()").renderables)
+    assert "Not yet: there was a backward, which the task must do without." in said
+    session.execute(":restart")
+    assert Catalog((str(folder),)).find("teacher-format").lesson.steps[1].checks[1].kind == "no_event"

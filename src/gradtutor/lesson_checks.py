@@ -115,6 +115,12 @@ def run_check(check: Check, namespace: Mapping[str, Any], events: list[Event], l
         details = ", ".join(f"{k}={v}" for k, v in check.value.items() if k != "kind")
         what = f"{check.value.get('kind')} ({details})" if details else str(check.value.get("kind"))
         return CheckResult(check, ok, "" if ok else f"no event like {dict(check.value)} yet", ("check_event", {"event": what}))
+    if check.kind == "no_event":
+        happened = any_event_matches(check.value, events)
+        details = ", ".join(f"{k}={v}" for k, v in check.value.items() if k != "kind")
+        what = f"{check.value.get('kind')} ({details})" if details else str(check.value.get("kind"))
+        return CheckResult(check, not happened, f"an event like {dict(check.value)} happened" if happened else "",
+                           ("check_no_event", {"event": what}))
     if check.kind == "no_error":
         errors = [e for e in last_events if e.kind == "error"]
         return CheckResult(check, not errors, "" if not errors else "the last input raised an error", ("check_error", {}))

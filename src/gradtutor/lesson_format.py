@@ -11,10 +11,12 @@ line and the field of the first mistake. The format, field by field:
       text:    {en, zh}
       run:     {code, expect_events?: [event matcher], note?: {en, zh}}
       predict: {question, code, choices, expect_events?}
-      quiz:    {question, choices}        choices: 2-4 of {text, correct?, explain}
+      quiz:    {question, code?, choices} choices: 2-4 of {text, correct?, explain}
+                                         (code: shown with the question, not run)
       task:    {prompt, hints: 1-3 x {en, zh}, solution: code, check: [check]}
     check: exactly one of
       event:    an event matcher: {kind: ..., field: value, ...}
+      no_event: an event matcher that must match no event of the task
       expect:   a Python expression, true in the learner's namespace
       tensor:   {name, leaf?, requires_grad?, grad?, retains_grad?, grad_fn?}
       no_error: true
@@ -37,7 +39,7 @@ from gradtutor.yamlfile import Lines, Path, line_of, load_yaml
 
 LEVELS = ("beginner", "intermediate", "advanced")
 STEP_KINDS = ("text", "run", "predict", "quiz", "task")
-CHECK_KINDS = ("event", "expect", "tensor", "no_error")
+CHECK_KINDS = ("event", "no_event", "expect", "tensor", "no_error")
 TENSOR_PROPERTIES = ("leaf", "requires_grad", "grad", "retains_grad", "grad_fn")
 _KEBAB = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 
@@ -224,7 +226,7 @@ class _Reader:
             raise self.fail(where, f"check: expected a mapping with exactly one of {', '.join(CHECK_KINDS)}")
         (kind, body), = value.items()
         line = line_of(self.lines, where + (kind,))
-        if kind == "event":
+        if kind in ("event", "no_event"):
             return Check(kind, self.matcher(body, where + (kind,)), line)
         if kind == "expect":
             return Check(kind, self.code(body, where + (kind,), "expect", mode="eval").strip(), line)
@@ -265,8 +267,10 @@ class _Reader:
                         choices=self.choices(body["choices"], at + ("choices",)),
                         expect_events=self.matchers(body.get("expect_events"), at + ("expect_events",)))
         if kind == "quiz":
-            body = self.mapping(body, at, "quiz step", ("question", "choices"), ("question", "choices"))
-            return Step(kind, line, text=self.text(body["question"], at + ("question",), "question"),
+            body = self.mapping(body, at, "quiz step", ("question", "code", "choices"), ("question", "choices"))
+            code = self.code(body["code"], at + ("code",), "code") if "code" in body else None
+            return Step(kind, line, text=self.text(body["question"], at + ("question",), "question"), code=code,
+                        code_line=line_of(self.lines, at + ("code",)) if code else None,
                         choices=self.choices(body["choices"], at + ("choices",)))
         if kind == "task":
             body = self.mapping(body, at, "task step", ("prompt", "hints", "solution", "check"), ("prompt", "solution", "check"))

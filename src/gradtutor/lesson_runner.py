@@ -109,7 +109,7 @@ class LessonRun:
     def _replay(self, upto: int) -> None:
         """Run the code of steps before ``upto`` again, quietly, to rebuild the names."""
         for step in self.lesson.steps[:upto]:
-            if step.code:
+            if step.code and step.kind != "quiz":  # a quiz's code is shown, never run
                 self.session.replay(step.code)
 
     def show(self) -> list[RenderableType]:
@@ -133,7 +133,7 @@ class LessonRun:
             self.awaiting = CONTINUE
         elif step.kind in ("predict", "quiz"):
             out.append(Wrapped(self.t(step.text), "bold"))
-            if step.kind == "predict" and step.code:
+            if step.code:  # a predict's code runs after the answer; a quiz's is only shown
                 out.append(self._code(step.code))
             out += self._choices(step)
             out.append(Text(self.msg("lesson_answer_prompt"), "dim"))
