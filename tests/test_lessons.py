@@ -505,3 +505,19 @@ def test_a_quiz_shows_code_it_does_not_run_and_a_task_can_forbid_an_event(tmp_pa
     assert "Not yet: there was a backward, which the task must do without." in said
     session.execute(":restart")
     assert Catalog((str(folder),)).find("teacher-format").lesson.steps[1].checks[1].kind == "no_event"
+
+
+def test_check_reports_every_mistake_of_a_file_in_one_run(tmp_path):
+    """Each at the line of the field that is wrong."""
+    broken = (TEACHER_LESSON.replace("level: beginner", "level: expert")
+              .replace('- text: {en: "Welcome.", zh: "欢迎。"}', '- text: {en: "Welcome."}')
+              .replace("        - no_error: true\n", "        - output: '8'\n"))
+    path = tmp_path / "broken.yaml"
+    path.write_text(broken)
+    code, out = cli("lesson", "--check", str(path))
+    fails = [line for line in out.splitlines() if line.startswith("FAIL")]
+    assert code == 1 and len(fails) == 3, out
+    assert fails[0].startswith(f"FAIL {path}:4: field 'level'")
+    assert fails[1].startswith(f"FAIL {path}:7: ")
+    line = broken.splitlines().index("        - output: '8'") + 1
+    assert fails[2].startswith(f"FAIL {path}:{line}: unknown check 'output'")

@@ -33,4 +33,6 @@ class DataFileError(GradtutorError):
 
 
 class LessonError(DataFileError):
-    pass
+    """``all``: every mistake found in the file, this one first."""
+
+    all: tuple[LessonError, ...] = ()

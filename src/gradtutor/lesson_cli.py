@@ -78,7 +78,8 @@ def check_lessons(args: argparse.Namespace, env: Environment) -> int:
                 raise LessonError(path, 1, f"lesson id '{lesson.id}' is also used by {seen[lesson.id]}")
             seen[lesson.id] = path
         except LessonError as exc:
-            env.stdout.write(f"FAIL {exc}\n")
+            for mistake in exc.all or (exc,):
+                env.stdout.write(f"FAIL {mistake}\n")
             failed += 1
             continue
         problems: list[str] = []

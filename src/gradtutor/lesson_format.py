@@ -290,24 +290,44 @@ class _Reader:
     def lesson(self, data: Any) -> Lesson:
         top = self.mapping(data, (), "lesson", ("id", "title", "summary", "level", "concepts", "steps"),
                            ("id", "title", "summary", "level", "steps"))
+        # Every mistake of the file is found in one reading (the first of each
+        # field or step): the error raised carries them all in ``all``.
+        errors: list[LessonError] = []
+
+        def attempt(read: Any) -> Any:
+            try:
+                return read()
+            except LessonError as exc:
+                errors.append(exc)
+                return None
+
         lesson_id = top["id"]
         if not isinstance(lesson_id, str) or not _KEBAB.match(lesson_id):
-            raise self.fail(("id",), "field 'id': expected kebab-case, like backward-frees")
+            errors.append(self.fail(("id",), "field 'id': expected kebab-case, like backward-frees"))
         if top["level"] not in LEVELS:
-            raise self.fail(("level",), f"field 'level': expected one of {', '.join(LEVELS)}")
+            errors.append(self.fail(("level",), f"field 'level': expected one of {', '.join(LEVELS)}"))
         concepts = top.get("concepts", [])
         if not isinstance(concepts, list) or not all(isinstance(c, str) and _KEBAB.match(c) for c in concepts):
-            raise self.fail(("concepts",), "field 'concepts': expected a list of kebab-case tags")
+            errors.append(self.fail(("concepts",), "field 'concepts': expected a list of kebab-case tags"))
+        title = attempt(lambda: self.text(top["title"], ("title",), "title"))
+        summary = attempt(lambda: self.text(top["summary"], ("summary",), "summary"))
         steps = top["steps"]
+        read_steps: list[Step] = []
         if not isinstance(steps, list) or not steps:
-            raise self.fail(("steps",), "field 'steps': expected a non-empty list of steps")
+            errors.append(self.fail(("steps",), "field 'steps': expected a non-empty list of steps"))
+        else:
+            read_steps = [attempt(lambda s=s, i=i: self.step(s, ("steps", i))) for i, s in enumerate(steps)]
+        if errors:
+            first = errors[0]
+            first.all = tuple(errors)
+            raise first
         return Lesson(
             id=lesson_id,
-            title=self.text(top["title"], ("title",), "title"),
-            summary=self.text(top["summary"], ("summary",), "summary"),
+            title=title,
+            summary=summary,
             level=top["level"],
             concepts=tuple(concepts),
-            steps=tuple(self.step(s, ("steps", i)) for i, s in enumerate(steps)),
+            steps=tuple(read_steps),
             path=self.path,
         )
 
