@@ -521,3 +521,25 @@ def test_check_reports_every_mistake_of_a_file_in_one_run(tmp_path):
     assert fails[1].startswith(f"FAIL {path}:7: ")
     line = broken.splitlines().index("        - output: '8'") + 1
     assert fails[2].startswith(f"FAIL {path}:{line}: unknown check 'output'")
+
+
+def test_a_hint_about_a_check_already_met_is_not_given(tmp_path):
+    """A hint may name the check it helps with; once that check passes, the
+    hint would tell the learner to do what they did, so it is passed over."""
+    lesson = TEACHER_LESSON.replace(
+        '- {en: "The first backward needs retain_graph=True.", zh: "第一次 backward 需要 retain_graph=True。"}',
+        '- {en: "The first backward needs retain_graph=True.", zh: "第一次 backward 需要 retain_graph=True。", check: 1}')
+    folder = tmp_path / "teacher"
+    folder.mkdir()
+    (folder / "01-teacher-retain.yaml").write_text(lesson, encoding="utf-8")
+    assert cli("lesson", "--check", str(folder))[0] == 0
+    keys = ["", "", "2", "", "y.backward(retain_graph=True)", ":hint"]
+    _, out, _ = drive(ENTER.join(keys) + ENTER + CTRL_D, tmp_path, folder)
+    assert "Hint 1/1" not in out
+    assert "No more hints that fit what is left: x.grad.item() == 8 is not true yet." in out
+    _, fresh, _ = drive(ENTER.join(["", "", "2", "", ":hint"]) + ENTER + CTRL_D, tmp_path / "other", folder)
+    assert "Hint 1/1: The first backward needs retain_graph=True." in fresh  # not done yet: given
+    bad = lesson.replace("check: 1}", "check: 9}")
+    (folder / "01-teacher-retain.yaml").write_text(bad, encoding="utf-8")
+    code, out = cli("lesson", "--check", str(folder))
+    assert code == 1 and "hint: 'check' is the number of one of the task's 4 checks, from 1" in out

@@ -13,7 +13,9 @@ line and the field of the first mistake. The format, field by field:
       predict: {question, code, choices, expect_events?}
       quiz:    {question, code?, choices} choices: 2-4 of {text, correct?, explain}
                                          (code: shown with the question, not run)
-      task:    {prompt, hints: 1-3 x {en, zh}, solution: code, check: [check]}
+      task:    {prompt, hints: 1-3 x {en, zh, check?}, solution: code, check: [check]}
+               (a hint's check: the number of the check it helps with, from 1;
+               once that check passes, the hint is not given)
     check: exactly one of
       event:    an event matcher: {kind: ..., field: value, ...}
       no_event: an event matcher that must match no event of the task
@@ -88,6 +90,7 @@ class Step:
     note: Text | None = None
     choices: tuple[Choice, ...] = ()
     hints: tuple[Text, ...] = ()
+    hint_checks: tuple[int | None, ...] = ()  # per hint: the index of the check it is about
     checks: tuple[Check, ...] = ()
     expect_events: tuple[Mapping[str, Any], ...] = ()
 
@@ -280,10 +283,19 @@ class _Reader:
             checks = body["check"]
             if not isinstance(checks, list) or not checks:
                 raise self.fail(at + ("check",), "field 'check': expected a non-empty list of checks")
+            about: list[int | None] = []
+            for i, hint in enumerate(hints):
+                number = hint.get("check") if isinstance(hint, dict) else None
+                if number is not None and (type(number) is not int or not 1 <= number <= len(checks)):
+                    raise self.fail(at + ("hints", i, "check"),
+                                    f"hint: 'check' is the number of one of the task's {len(checks)} checks, from 1")
+                about.append(None if number is None else number - 1)
             return Step(kind, line, text=self.text(body["prompt"], at + ("prompt",), "prompt"),
                         code=self.code(body["solution"], at + ("solution",), "solution"),
                         code_line=line_of(self.lines, at + ("solution",)),
-                        hints=tuple(self.text(h, at + ("hints", i), "hint") for i, h in enumerate(hints)),
+                        hints=tuple(self.text({k: v for k, v in h.items() if k != "check"} if isinstance(h, dict) else h,
+                                              at + ("hints", i), "hint") for i, h in enumerate(hints)),
+                        hint_checks=tuple(about),
                         checks=tuple(self.check(c, at + ("check", i)) for i, c in enumerate(checks)))
         raise self.fail(at, f"unknown step kind '{kind}' (known: {', '.join(STEP_KINDS)})")
 

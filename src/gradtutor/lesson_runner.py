@@ -275,7 +275,20 @@ class LessonRun:
         step = self.step
         if self.awaiting != TASK:
             return [Text(self.msg("lesson_no_hints_here"), "dim")]
+        # A hint about a check that already passes would tell the learner to do
+        # what they did: it is passed over.
+        results = run_checks(step.checks, self.session.namespace, self.task_events, [])
+        about = step.hint_checks or (None,) * len(step.hints)
+        while self.hints_shown < len(step.hints):
+            number = about[self.hints_shown]
+            if number is None or not results[number].passed:
+                break
+            self.hints_shown += 1
         if self.hints_shown >= len(step.hints):
+            failing = [r for r in results if not r.passed]
+            if failing:
+                reason = self.msg(failing[0].say[0], **failing[0].say[1]) if failing[0].say[0] else failing[0].reason
+                return [Text(self.msg("lesson_hints_done", reason=reason), "dim")]
             return [Text(self.msg("lesson_no_hints"), "dim")]
         self.hints_shown += 1
         if self.store is not None:
