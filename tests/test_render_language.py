@@ -40,3 +40,17 @@ def test_a_legend_can_leave_out_what_the_reader_was_told_already():
     assert shorter.keys == ("[✗ freed]",)
     assert not any("its .grad is set" in line for line in shorter.legend)
     assert shorter.picture == full.picture
+
+
+def test_a_modules_size_is_said_in_the_drawings_language():
+    from gradtutor.model import Edge, Graph, Node
+    from gradtutor.render import render_graph
+
+    graph = Graph((Node("m", "module", "model", names=("model",), detail="193 parameters"),
+                   Node("x", "const", "x", names=("x",), requires_grad=False),
+                   Node("y", "statement", "model(x)", names=("y",), step=1)),
+                  (Edge("m", "y"), Edge("x", "y")))
+    assert "model: 193 parameters, drawn as one node" in str(render_graph(graph, width=80))
+    assert "model：193 个参数，画作一个节点" in str(render_graph(graph, width=80, language="zh"))
+    one = Graph((Node("m", "module", "lin", names=("lin",), detail="1 parameter"),), ())
+    assert "lin: 1 parameter, drawn as one node" in str(render_graph(one, width=80))

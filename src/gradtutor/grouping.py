@@ -88,7 +88,7 @@ def group_statements(
                 names=(name,),
                 requires_grad=True,
                 has_grad=any(m.has_grad for m in members[group]),
-                detail=f"{module_sizes.get(name, 0)} parameters",
+                detail=f"{module_sizes.get(name, 0)} parameter{'' if module_sizes.get(name, 0) == 1 else 's'}",
             )
         elif group.startswith("s"):
             key = tuple(members[group])  # the nodes themselves: compared by identity first

@@ -7,7 +7,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from gradtutor.model import MODULE, OP, SAVED_FREED, STATEMENT, Graph, Node
-from gradtutor.render.words import Locate, say
+from gradtutor.render.words import Locate, plural, say
 from gradtutor.render.canvas import Span
 from gradtutor.render.charset import Charset
 from gradtutor.render.graph_index import GraphIndex, index_graph
@@ -91,6 +91,15 @@ class Scene:
             self._texts = {k: v for k, v in self._texts.items() if k[0] not in changed}
 
 
+def _module_size(scene: Scene, detail: str) -> str:
+    """"193 parameters" (how the graph stores a module's size) in the
+    drawing's language: "193 个参数"."""
+    count, _, unit = detail.partition(" ")
+    if count.isdigit() and unit in ("parameter", "parameters"):
+        return scene.say("module_size", count=int(count), s=plural(int(count)))
+    return detail
+
+
 def make_scene(
     graph: Graph,
     charset: Charset,
@@ -110,7 +119,7 @@ def make_scene(
     scene.show_none_saved = any(n.saved == SAVED_FREED and not n.dropped for n in graph.nodes)
     modules = [n for n in graph.nodes if n.kind == MODULE and n.detail]
     for m in modules:
-        scene.notes.append(scene.say("module", label=m.label, detail=m.detail))
+        scene.notes.append(scene.say("module", label=m.label, detail=_module_size(scene, m.detail)))
     return scene
 
 
