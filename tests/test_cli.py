@@ -189,3 +189,15 @@ def test_chinese_narration_says_where_a_step_ran_and_what_was_not_shown_in_chine
     assert "── line 6, run 2 loss = f(w)" in en and "── line 4 in f(), run 2 return (v * 2).sum()" in en
     flat = " ".join(en.split())  # the closing note wraps at the width
     assert "loop steps not shown" in flat and "; --max-iterations N shows more)" in flat
+
+
+def test_explain_dash_reads_the_program_from_standard_input_as_python_does():
+    source = ("import sys, torch\nx = torch.ones(2, requires_grad=True)\n"
+              "print(sys.argv, repr(sys.path[0]), __file__)\n(x * 2).sum().backward()\nprint(x.grad)\n1/0\n")
+    plain = subprocess.run([sys.executable, "-", "a1"], input=source, capture_output=True, text=True, timeout=120)
+    tutor = subprocess.run([sys.executable, "-m", "gradtutor", "explain", "--plain", "-", "a1"], input=source,
+                           capture_output=True, text=True, timeout=120)
+    assert plain.returncode == tutor.returncode == 1
+    assert "['-', 'a1'] '' <stdin>" in plain.stdout and "['-', 'a1'] '' <stdin>" in tutor.stdout
+    assert "── line 2 x = torch.ones(2, requires_grad=True)" in tutor.stdout and "x names a tensor" in tutor.stdout
+    assert tutor.stderr == plain.stderr  # the traceback, as python shows it (no source lines for <stdin>)

@@ -53,7 +53,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="run a script step by step and narrate what autograd does",
         description="Run FILE like `python FILE ARGS` would, narrating every executed line.",
     )
-    explain.add_argument("file", metavar="FILE", help="the Python script to run")
+    explain.add_argument("file", metavar="FILE", help="the Python script to run (-: read it from standard input)")
     explain.add_argument("args", nargs=argparse.REMAINDER, metavar="ARGS",
                          help="arguments for the script (after --)")
     explain.add_argument("--format", choices=EXPLAIN_FORMATS, default="text",

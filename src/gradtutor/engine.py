@@ -195,7 +195,7 @@ class Engine:
     def add_source(self, filename: str, source: str, tree: ast.Module | None = None) -> None:
         """Make ``filename`` steppable and let tracebacks show its lines."""
         self._indexes[filename] = SourceIndex(source, tree)
-        if filename.startswith("<"):
+        if filename.startswith("<") and filename != "<stdin>":  # (python shows no line of <stdin>)
             linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
 
     # ---- running ------------------------------------------------------------

@@ -28,8 +28,16 @@ class ProgramSyntaxError(UsageError):
     exit_status = ExitStatus.ERROR
 
 
+STDIN = "-"  # as for python: the program comes from standard input
+STDIN_NAME = "<stdin>"
+
+
 def read_program(path: str) -> tuple[str, CodeType]:
-    """Read and compile a script, or raise a UsageError that says what is wrong."""
+    """Read and compile a script (``-``: standard input, as ``python -``
+    reads it), or raise a UsageError that says what is wrong."""
+    if path == STDIN:
+        return _compile(_decode(sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read(), path),
+                        STDIN_NAME, path)
     if not os.path.exists(path):
         raise UsageError(f"can't open file '{path}': no such file")
     if os.path.isdir(path):
@@ -39,16 +47,24 @@ def read_program(path: str) -> tuple[str, CodeType]:
             raw = fh.read()
     except OSError as exc:
         raise UsageError(f"can't open file '{path}': {exc.strerror}") from None
+    # python gives __main__ its absolute path (tracebacks and __file__ show it).
+    return _compile(_decode(raw, path), os.path.abspath(path), path)
+
+
+def _decode(raw: bytes | str, path: str) -> str:
+    if isinstance(raw, str):
+        return raw
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(raw).readline)
         source = raw.decode(encoding)
     except (SyntaxError, LookupError, UnicodeDecodeError) as exc:
         raise UsageError(f"'{path}' is not readable as Python source: {exc}") from None
-    if source.startswith("\ufeff"):
-        source = source[1:]
+    return source[1:] if source.startswith("\ufeff") else source
+
+
+def _compile(source: str, filename: str, path: str) -> tuple[str, CodeType]:
     try:
-        # python gives __main__ its absolute path (tracebacks and __file__ show it).
-        code = compile(source, os.path.abspath(path), "exec", dont_inherit=True)
+        code = compile(source, filename, "exec", dont_inherit=True)
     except (SyntaxError, ValueError) as exc:
         import traceback
 
@@ -65,7 +81,7 @@ def _as_main_program(path: str, args: list[str], module: types.ModuleType) -> It
     old_main = sys.modules.get("__main__")
     sys.modules["__main__"] = module
     sys.argv = [path, *args]
-    folder = os.path.dirname(os.path.abspath(path))
+    folder = "" if path == STDIN else os.path.dirname(os.path.abspath(path))
     if sys.path:
         sys.path[0] = folder
     else:
@@ -93,7 +109,9 @@ def run_script(
     # As python sets up a script's __main__: a source loader and no spec.
     # (Python 3.12's warnings machinery refuses module globals whose
     # __loader__ and __spec__ are both None.)
-    loader = importlib.machinery.SourceFileLoader("__main__", code.co_filename)
+    loader: Any = importlib.machinery.SourceFileLoader("__main__", code.co_filename)
+    if path == STDIN:
+        loader = importlib.machinery.BuiltinImporter  # what python - gives it
     module.__dict__.update(
         __file__=code.co_filename, __cached__=None, __loader__=loader, __spec__=None, __annotations__={}
     )
