@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -201,3 +202,25 @@ def test_explain_dash_reads_the_program_from_standard_input_as_python_does():
     assert "['-', 'a1'] '' <stdin>" in plain.stdout and "['-', 'a1'] '' <stdin>" in tutor.stdout
     assert "── line 2 x = torch.ones(2, requires_grad=True)" in tutor.stdout and "x names a tensor" in tutor.stdout
     assert tutor.stderr == plain.stderr  # the traceback, as python shows it (no source lines for <stdin>)
+
+
+def test_when_the_tracer_is_turned_off_nothing_printed_is_lost_and_the_stop_is_said(tmp_path):
+    """A RecursionError at the recursion limit can make Python turn the tracer
+    off: the program goes on unchanged, what it prints afterwards is still
+    shown, and the tutor says narration stopped there (text and JSON)."""
+    path = tmp_path / "deep.py"
+    path.write_text(
+        "def down(n):\n    return 0 if n == 0 else 1 + down(n - 1)\n"
+        "deepest = 0\nfor n in range(900, 1100, 10):\n    try:\n        down(n)\n        deepest = n\n"
+        "    except RecursionError:\n        break\nprint('deepest', deepest > 0)\n"
+    )
+    plain = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=120)
+    text = subprocess.run([sys.executable, "-m", "gradtutor", "explain", "--plain", str(path)],
+                          capture_output=True, text=True, timeout=300)
+    assert plain.stdout == "deepest True\n" and "deepest True" in text.stdout
+    if "narration stopped" in text.stderr:  # the tracer was turned off on this Python
+        assert "the rest of the program ran unchanged, without narration" in text.stderr
+        done = subprocess.run([sys.executable, "-m", "gradtutor", "explain", "--format", "json", str(path)],
+                              capture_output=True, text=True, timeout=300)
+        doc = json.loads(done.stdout)
+        assert any(e.get("stopped") for e in doc["internal_errors"])

@@ -94,9 +94,15 @@ class InternalError:
     file: str
     line: int | None
     message: str
+    # Narration stopped here for good: Python turned the tracer off (an
+    # error in calling it).
+    stopped: bool = False
 
     def to_json(self) -> dict[str, Any]:
-        return {"file": self.file, "line": self.line, "message": self.message}
+        out: dict[str, Any] = {"file": self.file, "line": self.line, "message": self.message}
+        if self.stopped:
+            out["stopped"] = True
+        return out
 
 
 @dataclass
@@ -113,6 +119,9 @@ class RunResult:
     value: Any = None  # the value of the last expression statement (run_cell)
     has_value: bool = False
     internal_errors: list[InternalError] = field(default_factory=list)
+    # What the program printed after its last narrated step (also added to
+    # that step's output): a front end that printed the step already shows it.
+    leftover_output: str = ""
 
 
 _engines: weakref.WeakSet[Engine] = weakref.WeakSet()
@@ -261,6 +270,7 @@ class Engine:
         finally:
             self._finish_all()
             leftover = self._take_output()  # printed after the last step finished
+            result.leftover_output = leftover
             if leftover and self._steps:
                 self._steps[-1] = replace(self._steps[-1], output=self._steps[-1].output + leftover)
             if self._out is not None:
@@ -325,6 +335,19 @@ class Engine:
             try:
                 yield
             finally:
+                if sys.gettrace() is None:
+                    # Python turns the tracer off when calling it fails (a
+                    # RecursionError at the recursion limit). Where it
+                    # happened: the tutor's last failure, else its last step.
+                    failed = self.internal_errors[-1] if self.internal_errors else None
+                    last = self._steps[-1] if self._steps else None
+                    file = failed.file if failed else last.file if last else ""
+                    line = failed.line if failed else last.line if last else None
+                    self.internal_errors.append(InternalError(
+                        file, line,
+                        "Python turned the tracer off after an error in calling it (such as a RecursionError "
+                        "at the recursion limit)", stopped=True,
+                    ))
                 sys.settrace(old_trace)
                 if getattr(warnings.showwarning, "_gradtutor", False):
                     warnings.showwarning = old_showwarning

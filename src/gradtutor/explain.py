@@ -207,6 +207,12 @@ def _report_internal_errors(result: RunResult, env: Environment) -> None:
             continue
         seen.add(key)
         where = f"line {error.line}" if error.line is not None else "a line"
+        if error.stopped:
+            env.stderr.write(
+                f"gradtutor: narration stopped at {where} of {os.path.basename(error.file) or 'the program'}: "
+                f"{error.message}; the rest of the program ran unchanged, without narration\n"
+            )
+            continue
         env.stderr.write(
             f"gradtutor: could not follow {where} of {os.path.basename(error.file)} ({error.message}); "
             "that step is not narrated, the program ran unchanged\n"
@@ -239,6 +245,7 @@ def _explain_text(args: argparse.Namespace, env: Environment, run: Callable[...,
         on_step=printer.finish, on_begin=printer.begin, capture_output=True, narration_stream=stream, announce_hidden=False
     )
     stream.write_through = None
+    printer.late_output(result.leftover_output)
     if result.hidden_steps:
         console.print(_hidden_epilogue(result, narrator), style="dim")
     if result.traceback:

@@ -88,6 +88,12 @@ class StepPrinter:
             self.show(renderable)
         self.last = step.index
 
+    def late_output(self, text: str) -> None:
+        """What the program printed after the last step was narrated (its
+        tracing may have stopped): shown, never lost."""
+        if text:
+            self._output(text)
+
     def _output(self, text: str) -> None:
         # As the program printed it; a last line without a newline is ended
         # here, so the next heading starts on a line of its own.
