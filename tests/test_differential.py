@@ -177,3 +177,19 @@ def test_a_caught_error_keeps_no_tensor_alive(tmp_path):
         done = subprocess.run([sys.executable, "-m", "gradtutor", "explain", *mode, str(path)],
                               capture_output=True, text=True, timeout=120)
         assert "alive 0" in done.stdout, (mode, done.stdout[-500:], done.stderr[-500:])
+
+
+def test_an_exception_whose_str_raises_ends_as_under_python(tmp_path):
+    """str() of the program's exception is the program's code, and it may
+    fail: the tutor words it as python does, in text and in valid JSON."""
+    path = tmp_path / "badstr.py"
+    path.write_text("class Bad(Exception):\n    def __str__(self):\n        raise ValueError('no str')\nraise Bad()\n")
+    plain = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=120)
+    text = subprocess.run([sys.executable, "-m", "gradtutor", "explain", "--plain", str(path)],
+                          capture_output=True, text=True, timeout=120)
+    assert plain.returncode == text.returncode == 1 and text.stderr == plain.stderr
+    done = subprocess.run([sys.executable, "-m", "gradtutor", "explain", "--format", "json", str(path)],
+                          capture_output=True, text=True, timeout=120)
+    doc = json.loads(done.stdout)
+    assert done.returncode == 1 and doc["internal_errors"] == []
+    assert doc["exception"]["message"] == "<exception str() failed>"

@@ -22,6 +22,7 @@ import torch
 
 from gradtutor.model import OP, Event, Graph, Snapshot, is_routine  # noqa: F401  (re-exported)
 from gradtutor.snapshot import scan_names
+from gradtutor.tracebacks import exception_text
 from gradtutor.observer import (
     BackwardRecord,
     DetachRecord,
@@ -395,7 +396,7 @@ def _error_event(
     fields: dict[str, Any] = {
         "cause": cause,
         "exception": type(exc).__name__,
-        "message": str(exc),
+        "message": exception_text(exc),
     }
     for key, value in details.items():
         if key == "tensor_ref":

@@ -16,6 +16,7 @@ import os
 from typing import Any
 
 from gradtutor.model import Step
+from gradtutor.tracebacks import exception_text
 
 # The document's format. 1 was the first (a whole graph in every step, no
 # "version"); 2 carries a graph only when it changed.
@@ -41,7 +42,7 @@ def document(result: Any, file: str, level: str) -> dict[str, Any]:
     if result.exception is not None:
         doc["exception"] = {
             "type": type(result.exception).__name__,
-            "message": str(result.exception),
+            "message": exception_text(result.exception),
             "traceback": result.traceback,
         }
     return doc

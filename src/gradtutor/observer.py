@@ -26,7 +26,7 @@ from torch.overrides import TorchFunctionMode
 
 from gradtutor import autograd_graph as ag
 from gradtutor.model import SAVED_FREED, SAVED_MODIFIED
-from gradtutor.tracebacks import OVERRIDES_FILE, is_tutor_file
+from gradtutor.tracebacks import OVERRIDES_FILE, exception_text, is_tutor_file
 
 
 
@@ -223,7 +223,7 @@ def _globals_of(filename: str, frame: types.FrameType | None) -> dict[str, Any] 
 
 def classify_error(exc: BaseException) -> str:
     """The event cause for an exception: one of ``_CAUSES`` or ``other``."""
-    text = str(exc)
+    text = exception_text(exc)
     if isinstance(exc, RuntimeError):
         for cause, needles in _CAUSES:
             if any(n in text for n in needles):

@@ -30,6 +30,14 @@ def is_tutor_file(filename: str) -> bool:
     return known
 
 
+def exception_text(exc: BaseException) -> str:
+    """``str(exc)``, or what python's traceback prints when that raises."""
+    try:
+        return str(exc)
+    except Exception:
+        return "<exception str() failed>"
+
+
 def _added_by_tutor(filename: str, next_filename: str | None) -> bool:
     """Is a frame of ``filename`` (called into ``next_filename``) one a plain run would not have?"""
     if is_tutor_file(filename) or filename.endswith(OVERRIDES_FILE):
