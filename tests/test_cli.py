@@ -224,3 +224,18 @@ def test_when_the_tracer_is_turned_off_nothing_printed_is_lost_and_the_stop_is_s
                               capture_output=True, text=True, timeout=300)
         doc = json.loads(done.stdout)
         assert any(e.get("stopped") for e in doc["internal_errors"])
+
+
+def test_source_too_deeply_nested_to_compile_ends_as_under_python(tmp_path):
+    """Compiling it raises RecursionError: python's own words and exit 1,
+    not an internal error of the tutor's."""
+    path = tmp_path / "flat.py"
+    path.write_text("x = " + "+".join(["1"] * 200_000) + "\n")
+    plain = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=120)
+    assert plain.returncode == 1 and "RecursionError: maximum recursion depth exceeded during compilation" in plain.stderr
+    for mode in (["--plain"], ["--format", "json"]):
+        done = subprocess.run([sys.executable, "-m", "gradtutor", "explain", *mode, str(path)],
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 1, done.stderr
+        assert "RecursionError: maximum recursion depth exceeded during compilation" in done.stderr
+        assert "internal error" not in done.stderr

@@ -70,6 +70,9 @@ def _compile(source: str, filename: str, path: str) -> tuple[str, CodeType]:
 
         text = "".join(traceback.format_exception_only(type(exc), exc)).rstrip()
         raise ProgramSyntaxError(f"'{path}' has a syntax error:\n{text}") from None
+    except (RecursionError, MemoryError) as exc:
+        # Nested too deeply for the compiler: python's own words, exit 1.
+        raise ProgramSyntaxError(f"'{path}' cannot be compiled:\n{type(exc).__name__}: {exc}") from None
     return source, code
 
 
