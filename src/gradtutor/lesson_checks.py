@@ -108,19 +108,22 @@ def _tensor_check(props: Mapping[str, Any], namespace: Mapping[str, Any]) -> tup
     return True, "", ("", {})
 
 
+def _event_words(matcher: Mapping[str, Any]) -> str:
+    """An event matcher as a learner reads it: "backward (retain_graph=True)"."""
+    details = ", ".join(f"{k}={v}" for k, v in matcher.items() if k != "kind")
+    return f"{matcher.get('kind')} ({details})" if details else str(matcher.get("kind"))
+
+
 def run_check(check: Check, namespace: Mapping[str, Any], events: list[Event], last_events: list[Event]) -> CheckResult:
     """``events``: all events since the task started; ``last_events``: the last input's."""
     if check.kind == "event":
         ok = any_event_matches(check.value, events)
-        details = ", ".join(f"{k}={v}" for k, v in check.value.items() if k != "kind")
-        what = f"{check.value.get('kind')} ({details})" if details else str(check.value.get("kind"))
-        return CheckResult(check, ok, "" if ok else f"no event like {dict(check.value)} yet", ("check_event", {"event": what}))
+        return CheckResult(check, ok, "" if ok else f"no event like {dict(check.value)} yet",
+                           ("check_event", {"event": _event_words(check.value)}))
     if check.kind == "no_event":
         happened = any_event_matches(check.value, events)
-        details = ", ".join(f"{k}={v}" for k, v in check.value.items() if k != "kind")
-        what = f"{check.value.get('kind')} ({details})" if details else str(check.value.get("kind"))
         return CheckResult(check, not happened, f"an event like {dict(check.value)} happened" if happened else "",
-                           ("check_no_event", {"event": what}))
+                           ("check_no_event", {"event": _event_words(check.value)}))
     if check.kind == "no_error":
         errors = [e for e in last_events if e.kind == "error"]
         return CheckResult(check, not errors, "" if not errors else "the last input raised an error", ("check_error", {}))

@@ -23,7 +23,7 @@ from rich.console import Console, RenderableType
 from rich.text import Text
 
 from gradtutor.lesson_catalog import Entry
-from gradtutor.lesson_checks import any_event_matches, run_checks
+from gradtutor.lesson_checks import CheckResult, any_event_matches, run_checks
 from gradtutor.lesson_format import Step as LessonStep
 from gradtutor.model import Event, Step
 from gradtutor.narrate import Verbatim, Wrapped, indented
@@ -203,7 +203,7 @@ class LessonRun:
             return [Text(self.msg("lesson_task_done"), "bold green"), *self.advance()]
         # Which check is not met, in the learner's words; said again only after
         # an input that did something the tutor reports or changed the answer.
-        reasons = tuple(self.msg(r.say[0], **r.say[1]) if r.say[0] else r.reason for r in failing)
+        reasons = tuple(self._reason(r) for r in failing)
         relevant = bool(last) or reasons != self.last_reasons
         self.last_reasons = reasons
         if not relevant:
@@ -224,6 +224,11 @@ class LessonRun:
             if not any(fragment in picture for picture in pictures):
                 self.problems.append(f"{self._where()}: the text quotes the drawing {fragment!r}, "
                                      "which the picture at this step does not show")
+
+    def _reason(self, result: CheckResult) -> str:
+        """Why a check is not met, in the learner's language."""
+        key, fields = result.say
+        return self.msg(key, **fields) if key else result.reason
 
     def _expect(self, step: LessonStep, steps: list[Step]) -> None:
         """For --check: the events the lesson says this code produces really happen."""
@@ -287,8 +292,7 @@ class LessonRun:
         if self.hints_shown >= len(step.hints):
             failing = [r for r in results if not r.passed]
             if failing:
-                reason = self.msg(failing[0].say[0], **failing[0].say[1]) if failing[0].say[0] else failing[0].reason
-                return [Text(self.msg("lesson_hints_done", reason=reason), "dim")]
+                return [Text(self.msg("lesson_hints_done", reason=self._reason(failing[0])), "dim")]
             return [Text(self.msg("lesson_no_hints"), "dim")]
         self.hints_shown += 1
         if self.store is not None:

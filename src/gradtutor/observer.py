@@ -344,22 +344,24 @@ class CallObserver(TorchFunctionMode):
                     _settrace(trace)
         if not _grad_enabled():
             self._no_grad_outputs(args, out)
-        # Tag the nodes the call made with the line that made them. (Only
-        # tensors with a node untagged by this registry need the registry.)
+        # Tag the nodes the call made with the line that made them, untraced
+        # as a handler's work is. (A tensor whose node this registry tagged
+        # already, the usual case of a plain op, needs nothing.)
         if isinstance(out, torch.Tensor):
             fn = out.grad_fn
-            if fn is not None and self._key not in fn.metadata:  # type: ignore[operator]
-                trace = _gettrace()
-                if trace is None:
-                    self.registry.tag_graph(fn, self.context.origin)
-                else:
-                    _settrace(None)
-                    try:
-                        self.registry.tag_graph(fn, self.context.origin)
-                    finally:
-                        _settrace(trace)
-        elif isinstance(out, (tuple, list)):
+            if fn is None or self._key in fn.metadata:  # type: ignore[operator]
+                return out
+        elif not isinstance(out, (tuple, list)):
+            return out
+        trace = _gettrace()
+        if trace is None:
             self._tag_outputs(out)
+            return out
+        _settrace(None)
+        try:
+            self._tag_outputs(out)
+        finally:
+            _settrace(trace)
         return out
 
     def _run(self, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
