@@ -454,7 +454,7 @@ def test_check_reports_a_text_that_quotes_a_drawing_the_picture_does_not_show(tm
     assert code == 1
     assert f"{path}:33: the text quotes the drawing 'y (old)', which the picture at this step does not show" in out
     fine = TEACHER_LESSON.replace('- text: {en: "Done.", zh: "完成。"}',
-                                  '- text: {en: "The picture shows `x [grad]`.", zh: "图中有 `x [grad]`。"}')
+                                  '- text: {en: "The picture shows `x [grad]`.", zh: "图中有 `x [有梯度]`。"}')
     path.write_text(fine)
     code, out = cli("lesson", "--check", str(path))
     assert code == 0, out

@@ -107,7 +107,7 @@ def test_off_on_and_one_cell(ipython):
     one = run(ipython, "%%gradtutor --lang zh\nz = y * 2\nz.backward()")
     assert "从 z 反向传播" in one.plain
     # y was computed while narration was off: its node is not this cell's, and its name is not new here.
-    assert "y 指向" not in one.plain and "MulBackward0 = y [✗ freed]" in one.plain
+    assert "y 指向" not in one.plain and "MulBackward0 = y [✗ 已释放]" in one.plain
     assert f"In [{one.number}] 第 3 行" in one.plain  # line 3 of the cell as the user sees it
     assert not run(ipython, "w = x * 4").displays
     on = run(ipython, "%gradtutor on --level ops")

@@ -18,7 +18,7 @@ def freed_graph(file: str = "prog.py") -> Graph:
 def test_chinese_legend_wraps_by_display_width():
     drawing = render_graph(freed_graph(), width=40, language="zh")
     legend = "\n".join(drawing.legend)
-    assert "它的 .grad 已有值" in legend and "已被 第 3 行 的" in legend
+    assert "它的 .grad 已有值" in legend and "已被第 3 行的" in legend
     assert all(cell_len(line) <= 40 for line in drawing.lines)
 
 

@@ -129,7 +129,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except GradtutorError as exc:
         if getattr(args, "traceback", False):
             traceback.print_exc()
-        print(f"gradtutor: {exc}", file=sys.stderr)
+        from gradtutor.environment import language_from
+
+        language = getattr(args, "lang", None) or language_from(os.environ)
+        print(f"gradtutor: {exc.say(language)}", file=sys.stderr)
         return int(exc.exit_status)
     except KeyboardInterrupt:
         print("gradtutor: interrupted", file=sys.stderr)

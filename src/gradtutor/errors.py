@@ -12,9 +12,29 @@ class ExitStatus(IntEnum):
 
 
 class GradtutorError(Exception):
-    """An error with a message meant for the user, never shown as a traceback."""
+    """An error with a message meant for the user, never shown as a traceback.
+    Made with :meth:`said`, it can be said in the user's language."""
 
     exit_status = ExitStatus.USAGE
+    key: str | None = None  # the message's key (gradtutor.messages), when it has one
+    fields: dict[str, object] = {}
+
+    @classmethod
+    def said(cls, key: str, **fields: object) -> GradtutorError:
+        """The error whose message is ``key`` of the messages table; ``str()`` is its English."""
+        from gradtutor.messages import message
+
+        error = cls(message("en", key, **fields))
+        error.key, error.fields = key, fields
+        return error
+
+    def say(self, language: str) -> str:
+        """The message in ``language``."""
+        if self.key is None:
+            return str(self)
+        from gradtutor.messages import message
+
+        return message(language, self.key, **self.fields)
 
 
 class UsageError(GradtutorError):

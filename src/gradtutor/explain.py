@@ -39,14 +39,14 @@ def read_program(path: str) -> tuple[str, CodeType]:
         return _compile(_decode(sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read(), path),
                         STDIN_NAME, path)
     if not os.path.exists(path):
-        raise UsageError(f"can't open file '{path}': no such file")
+        raise UsageError.said("error_no_file", path=path)
     if os.path.isdir(path):
-        raise UsageError(f"'{path}' is a directory, not a Python file")
+        raise UsageError.said("error_directory", path=path)
     try:
         with open(path, "rb") as fh:
             raw = fh.read()
     except OSError as exc:
-        raise UsageError(f"can't open file '{path}': {exc.strerror}") from None
+        raise UsageError.said("error_open", path=path, reason=exc.strerror) from None
     # python gives __main__ its absolute path (tracebacks and __file__ show it).
     return _compile(_decode(raw, path), os.path.abspath(path), path)
 
@@ -58,7 +58,7 @@ def _decode(raw: bytes | str, path: str) -> str:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(raw).readline)
         source = raw.decode(encoding)
     except (SyntaxError, LookupError, UnicodeDecodeError) as exc:
-        raise UsageError(f"'{path}' is not readable as Python source: {exc}") from None
+        raise UsageError.said("error_not_source", path=path, error=exc) from None
     return source[1:] if source.startswith("\ufeff") else source
 
 

@@ -18,6 +18,7 @@ from gradtutor.errors import DataFileError
 from gradtutor.plurals import CountingFormatter
 from gradtutor.model import ERROR_CAUSES, EVENT_KINDS, WARNING_CAUSES
 from gradtutor.model import Event
+from gradtutor.typeset import tidy
 from gradtutor.yamlfile import line_of, load_yaml
 
 LANGUAGES = ("en", "zh")
@@ -155,9 +156,9 @@ class ExplanationBook:
                 fields[stem if stem.endswith("_at") else f"{stem}_at"] = locate(event.get(f"{stem}_file", file), value)
         return Explanation(
             key=key,
-            title=self._render(entry, "title", fields),
-            text=self._render(entry, "text", fields),
-            more=self._render(entry, "more", fields),
+            title=tidy(self._render(entry, "title", fields), self.language),
+            text=tidy(self._render(entry, "text", fields), self.language),
+            more=tidy(self._render(entry, "more", fields), self.language),
         )
 
     @staticmethod

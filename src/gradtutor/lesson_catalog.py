@@ -26,7 +26,7 @@ def lesson_files(folder: str) -> list[str]:
     if os.path.isfile(folder):
         return [folder]
     if not os.path.isdir(folder):
-        raise UsageError(f"lessons folder '{folder}' does not exist")
+        raise UsageError.said("error_no_folder", folder=folder)
     return sorted(
         os.path.join(folder, name) for name in os.listdir(folder) if name.endswith((".yaml", ".yml"))
     )
@@ -63,4 +63,4 @@ class Catalog:
         matches = [e for e in self.entries if key and key in e.lesson.id]
         if len(matches) == 1:
             return matches[0]
-        raise UsageError(f"no lesson named '{name}': `gradtutor lessons` lists them")
+        raise UsageError.said("error_no_lesson", name=name)

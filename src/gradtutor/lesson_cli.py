@@ -38,7 +38,7 @@ def run_lesson(args: argparse.Namespace, env: Environment | None = None) -> int:
     if args.check:
         return check_lessons(args, env)
     if len(args.names) != 1:
-        raise UsageError("name one lesson: gradtutor lesson NAME (gradtutor lessons lists them)")
+        raise UsageError.said("error_one_lesson")
     from gradtutor.lesson_catalog import Catalog
     from gradtutor.shell import run_shell, settings_from
     from gradtutor.shell_session import ShellSession

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Iterator
 
 from rich.console import Console, RenderableType
 from rich.text import Text
@@ -28,16 +28,27 @@ from gradtutor.lesson_format import Step as LessonStep
 from gradtutor.model import Event, Step
 from gradtutor.narrate import Verbatim, Wrapped, indented
 from gradtutor.progress import ProgressStore
+from gradtutor.render.words import MARKS
 
 if TYPE_CHECKING:
     from gradtutor.shell_session import Reply, ShellSession
 
 MAX_WRONG_ANSWERS = 2  # then the right answer is shown
-# A text quoting a drawing: "x (old)", `loss [✗ freed]`, “z (old)”. A quote is
-# a drawing when it has one of the markers pictures use.
+# A text quoting a drawing: "x (old)", `loss [✗ freed]`, “z (old)”, `z (旧)`. A
+# quote is a drawing when it has one of the markers pictures use, in any language.
 _QUOTED = re.compile(r'"([^"\n]+)"|`([^`\n]+)`|“([^”\n]+)”')
-_DRAWING_MARKS = ("(old)", "(dropped)", "[grad]", "[leaf]", "[new]", "[✗ freed]", "[x freed]",
-                  "[changed in place]", "[modified]", "[none saved]", "[more before]", "[dual]")
+
+
+def _drawing_marks() -> Iterator[str]:
+    for words in MARKS.values():
+        sep = words["sep"]
+        yield from (words["old"].strip(), words["dropped"].strip(), "✗ " + words["freed"])
+        for key, word in words.items():
+            if key not in ("old", "dropped", "sep"):
+                yield from (f"[{word}]", f"[{word}{sep}", f"{sep}{word}]")
+
+
+_DRAWING_MARKS = tuple(_drawing_marks())
 CONTINUE, ANSWER, TASK = "continue", "answer", "task"
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from gradtutor.plurals import COUNTING
+from gradtutor.typeset import tidy
 
 MESSAGES: dict[str, dict[str, str]] = {
     "en": {
@@ -104,6 +105,25 @@ MESSAGES: dict[str, dict[str, str]] = {
         "lesson_state_new": "not started",
         "lesson_keys": "In a lesson: :next, :hint, :solution, :skip, :restart, :quit (leaves the lesson).",
         "lesson_broken": "Skipped a broken lesson file: {error}",
+        # Errors in how gradtutor was called.
+        "error_no_file": "can't open file '{path}': no such file",
+        "error_directory": "'{path}' is a directory, not a Python file",
+        "error_open": "can't open file '{path}': {reason}",
+        "error_not_source": "'{path}' is not readable as Python source: {error}",
+        "error_no_folder": "lessons folder '{folder}' does not exist",
+        "error_no_lesson": "no lesson named '{name}': `gradtutor lessons` lists them",
+        "error_one_lesson": "name one lesson: gradtutor lesson NAME (gradtutor lessons lists them)",
+        # What a name refers to, in :names.
+        "value_tensor": "tensor {shape} {dtype}{flags}",
+        "value_scalar": "scalar",
+        "value_module": "{type} ({count:parameter|parameters})",
+        "value_optimizer": "{type} over {count:tensor|tensors} ({values:value|values}), lr={lr}",
+        "value_optimizer_no_lr": "{type} over {count:tensor|tensors} ({values:value|values})",
+        "value_container": "{type} of {count}{kinds}",
+        "value_kinds": ": {kinds}{more}",
+        "value_kind": "{count} {name}{s}",
+        "value_kind_tensor": "{count:tensor|tensors}",
+        "list_sep": ", ",
         "bye": "",
     },
     "zh": {
@@ -139,8 +159,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "nothing_to_explain": "还没有可以解释的内容：先执行一条语句。",
         "reset_done": "命名空间已重置：torch 和 F 已导入，其他变量都已清除。",
         "history_empty": "还没有输入。",
-        "magic": "{magic} 是 IPython 的魔法命令，不是 Python：这个 shell 只运行纯 Python。要给一条语句计时，"
-        "请用 timeit：import timeit; timeit.timeit(\"x * 2\", globals=globals(), number=1000)。"
+        "magic": "{magic} 是 IPython 的魔法命令，不是 Python：这里只运行纯 Python。要给一条语句计时，"
+        "请用 `timeit`：`import timeit; timeit.timeit(\"x * 2\", globals=globals(), number=1000)`。"
         "（在 IPython 或 Jupyter 中，%load_ext gradtutor 会把本工具带过去，魔法命令照常可用。）",
         "help_failed": "无法显示 {name} 的帮助：{error}",
         "help_type": "类型：",
@@ -194,17 +214,34 @@ MESSAGES: dict[str, dict[str, str]] = {
         "课程结束或输入 :quit 后会回来。",
         "lesson_names_back": "你的变量回来了：{names}。",
         "lesson_resumed": "从第 {n} 步继续；前面各步的代码已重新运行，恢复了你的变量。",
-        "lesson_outside": "这节课来自 {path}，不属于自带课程：它的代码会在这个 shell 中运行。",
+        "lesson_outside": "这节课来自 {path}，不属于自带课程：它的代码会在这里运行。",
         "lesson_need_answer": "请先回答（输入编号），或输入 :skip 跳过。",
         "lesson_need_task": "请先完成任务，或输入 :skip 跳过。",
         "lesson_restarted": "课程已重新开始，命名空间已清空。",
         "lesson_none_active": "当前没有进行中的课程。输入 :lesson 查看课程列表。",
-        "lessons_title": "课程（用 :lesson 课程名 或 gradtutor lesson 课程名 开始）",
+        "lessons_title": "课程（用 `:lesson 课程名` 或 `gradtutor lesson 课程名` 开始）",
         "lesson_state_done": "已完成",
         "lesson_state_at": "进行到第 {n}/{total} 步",
         "lesson_state_new": "未开始",
         "lesson_keys": "课程中可用：:next、:hint、:solution、:skip、:restart、:quit（离开课程）。",
         "lesson_broken": "跳过了一个有错误的课程文件：{error}",
+        "error_no_file": "无法打开文件 '{path}'：文件不存在",
+        "error_directory": "'{path}' 是一个文件夹，不是 Python 文件",
+        "error_open": "无法打开文件 '{path}'：{reason}",
+        "error_not_source": "'{path}' 不能作为 Python 源代码读取：{error}",
+        "error_no_folder": "课程文件夹 '{folder}' 不存在",
+        "error_no_lesson": "没有名为 '{name}' 的课程：`gradtutor lessons` 会列出所有课程",
+        "error_one_lesson": "请指定一节课：`gradtutor lesson 课程名`（`gradtutor lessons` 会列出所有课程）",
+        "value_tensor": "张量 {shape} {dtype}{flags}",
+        "value_scalar": "标量",
+        "value_module": "{type}（{count} 个参数）",
+        "value_optimizer": "{type}，优化 {count} 个张量（{values} 个值），lr={lr}",
+        "value_optimizer_no_lr": "{type}，优化 {count} 个张量（{values} 个值）",
+        "value_container": "{type}，{count} 项{kinds}",
+        "value_kinds": "：{kinds}{more}",
+        "value_kind": "{count} 个 {name}",
+        "value_kind_tensor": "{count} 个张量",
+        "list_sep": "、",
         "bye": "",
     },
 }
@@ -212,4 +249,4 @@ MESSAGES: dict[str, dict[str, str]] = {
 
 def message(language: str, key: str, /, **fields: object) -> str:
     table = MESSAGES.get(language, MESSAGES["en"])
-    return COUNTING.format(table.get(key, MESSAGES["en"][key]), **fields)
+    return tidy(COUNTING.format(table.get(key, MESSAGES["en"][key]), **fields), language)

@@ -141,7 +141,7 @@ def event_note(
     title = explanation.title
     times = event.get("times")
     if isinstance(times, int) and times > 1:
-        title += f" ({_times(ascii)}{times})"
+        title += say(book.language, "repeats", times=_times(ascii), count=times)
     return EventNote(event.kind, title, text, style, explanation.key)
 
 
@@ -294,22 +294,22 @@ def _times(ascii: bool) -> str:
     return "x" if ascii else "×"
 
 
-def format_grad(value: Any, ascii: bool = False) -> str:
+def format_grad(value: Any, ascii: bool = False, language: str = "en") -> str:
     """A gradient as ``Snapshot.grads`` holds it, in a few characters: the
-    values while they fit (``[4.0, 8.0]``), else a summary."""
+    values while they fit (``[4.0, 8.0]``), else a summary in ``language``."""
     if value is None:
         return "None"
     if isinstance(value, dict):  # summarised by the snapshot: too many elements
         shape = _times(ascii).join(str(s) for s in value.get("shape", ()))
         if "mean" not in value:
             return f"<{shape}>"
-        return f"<{shape}, mean {value['mean']:.4g}, norm {value['norm']:.4g}>"
+        return say(language, "grad_shape", shape=shape, mean=f"{value['mean']:.4g}", norm=f"{value['norm']:.4g}")
     text = _format_values(value)
     if len(text) <= _GRAD_TEXT_LIMIT:
         return text
     flat = list(_flatten(value))
     mean = sum(flat) / len(flat) if flat else 0.0
-    return f"<{len(flat)} values, mean {mean:.4g}>"
+    return say(language, "grad_values", count=len(flat), mean=f"{mean:.4g}")
 
 
 def _format_values(value: Any) -> str:
@@ -338,7 +338,9 @@ def hidden_text(
                s="s" if count != 1 else "")
     if not repeated:
         return say(language, "hidden_quiet", what=what)
-    again = say(language, "hidden_sep").join(f"{title} {_times(ascii)}{n}" if n > 1 else title for title, n in repeated)
+    again = say(language, "hidden_sep").join(
+        title + say(language, "again_times", times=_times(ascii), count=n) if n > 1 else title for title, n in repeated
+    )
     return say(language, "hidden_again", what=what, again=again)
 
 
@@ -380,9 +382,9 @@ class Narrator:
     def grad_change_lines(self, step: Step) -> list[str]:
         """``x.grad: [4.] → [8.]``, one line per gradient the step changed."""
         arrow = "->" if self.options.ascii else "→"
-        ascii = self.options.ascii
+        ascii, language = self.options.ascii, self.options.language
         return [
-            f"{name}.grad: {format_grad(before, ascii)} {arrow} {format_grad(after, ascii)}"
+            f"{name}.grad: {format_grad(before, ascii, language)} {arrow} {format_grad(after, ascii, language)}"
             for name, before, after in step.grad_changes
         ]
 

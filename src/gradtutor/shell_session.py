@@ -298,7 +298,7 @@ class ShellSession:
 
         rows: list[tuple[str, str]] = [(self.msg("help_type"), _type_name(obj))]
         if _is_tensor(obj):
-            rows.append((self.msg("help_value"), describe_value(obj)))
+            rows.append((self.msg("help_value"), describe_value(obj, self.settings.language)))
         if callable(obj):
             try:
                 rows.append((self.msg("help_signature"), f"{name.split('.')[-1]}{inspect.signature(obj)}"))
@@ -468,7 +468,7 @@ class ShellSession:
         try:
             return handler(arg)
         except GradtutorError as exc:  # a missing lesson, a broken lesson file...
-            return Reply([Text(str(exc), "red")])
+            return Reply([Text(exc.say(self.settings.language), "red")])
 
     def _cmd_help(self, arg: str) -> Reply:
         table = Table.grid(padding=(0, 2))
@@ -491,8 +491,13 @@ class ShellSession:
         table.add_column(self.msg("names_object"))
         arrow = "->" if self.settings.ascii else "──▶"
         rows = 0
+        from gradtutor.snapshot import describe_value  # (torch: loaded by now, the engine runs on it)
+
         for binding in snapshot.bindings:
-            table.add_row(binding.name, arrow, binding.type_name, binding.summary)
+            summary = binding.summary
+            if binding.name in self.namespace and self.settings.language != "en":
+                summary = describe_value(self.namespace[binding.name], self.settings.language)
+            table.add_row(binding.name, arrow, binding.type_name, summary)
             rows += 1
         for node in snapshot.ops.nodes:
             if node.former_names and not node.names and not node.dropped:

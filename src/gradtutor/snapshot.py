@@ -23,6 +23,7 @@ import torch
 from gradtutor import autograd_graph as ag
 from gradtutor.gcpause import no_cycle_collection
 from gradtutor.grouping import group_statements
+from gradtutor.messages import message
 from gradtutor.model import CONST, LEAF, OP, Binding, Edge, Graph, Node, Snapshot
 
 GRAD_LIST_LIMIT = 100  # a .grad with more elements is summarised, not listed
@@ -169,8 +170,8 @@ def summarize_values(t: torch.Tensor) -> Any:
     }
 
 
-def describe_value(value: Any) -> str:
-    """A one-line description of what a name refers to (for ``:names``).
+def describe_value(value: Any, language: str = "en") -> str:
+    """A one-line description of what a name refers to (for ``:names``), in ``language``.
 
     Made from the value's type and, for tensors and modules, their shape,
     dtype and size: never from the object's own ``repr()``, which is the
@@ -182,36 +183,37 @@ def describe_value(value: Any) -> str:
             flags.append("requires_grad")
         if value.grad_fn is not None:
             flags.append(f"grad_fn={value.grad_fn.name()}")
-        shape = "x".join(str(s) for s in value.shape) or "scalar"
-        return f"tensor {shape} {ag.dtype_name(value.dtype)}" + (" " + " ".join(flags) if flags else "")
+        shape = "x".join(str(s) for s in value.shape) or message(language, "value_scalar")
+        return message(language, "value_tensor", shape=shape, dtype=ag.dtype_name(value.dtype),
+                       flags="".join(" " + flag for flag in flags))
     if isinstance(value, torch.nn.Module):
         n = sum(p.numel() for _, p in module_parts(value)[0])
-        return f"{kind.__name__} ({n} parameters)"
+        return message(language, "value_module", type=kind.__name__, count=n)
     if isinstance(value, torch.optim.Optimizer):
-        return _describe_optimizer(value)
+        return _describe_optimizer(value, language)
     if kind in (int, float, bool, complex) or value is None:
         return repr(value)  # builtins: their repr is short and runs no user code
     if kind is str:
         return repr(value) if len(value) <= 58 else repr(value[:57]) + "…"
     if kind in (list, tuple, set, frozenset, dict):
-        return f"{kind.__name__} of {len(value)}" + _element_kinds(value.values() if kind is dict else value)
+        kinds = _element_kinds(value.values() if kind is dict else value, language)
+        return message(language, "value_container", type=kind.__name__, count=len(value), kinds=kinds)
     return kind.__name__
 
 
-def _describe_optimizer(optimizer: torch.optim.Optimizer) -> str:
+def _describe_optimizer(optimizer: torch.optim.Optimizer, language: str) -> str:
     """"SGD over 2 tensors (8 values), lr 0.1": read from its parameter
     groups as stored (none of its methods is called)."""
     groups = vars(optimizer).get("param_groups") or []
     tensors = [p for group in groups if isinstance(group, dict) for p in group.get("params", ())]
     values = sum(p.numel() for p in tensors if isinstance(p, torch.Tensor))
     rates = list(dict.fromkeys(group.get("lr") for group in groups if isinstance(group, dict) and "lr" in group))
-    rate = "" if not rates else ", lr " + "/".join(format(float(r), "g") if isinstance(r, (int, float)) else "tensor"
-                                                  for r in rates)
-    count = f"{len(tensors)} tensor{'s' if len(tensors) != 1 else ''}"
-    return f"{type(optimizer).__name__} over {count} ({values} values){rate}"
+    rate = "/".join(format(float(r), "g") if isinstance(r, (int, float)) else "tensor" for r in rates)
+    return message(language, "value_optimizer" if rates else "value_optimizer_no_lr", type=type(optimizer).__name__,
+                   count=len(tensors), values=values, lr=rate)
 
 
-def _element_kinds(items: Any) -> str:
+def _element_kinds(items: Any, language: str) -> str:
     """": 3 tensors", ": 2 ints, 1 str": what a container holds, by type (a few items looked at)."""
     counts: dict[str, int] = {}
     for i, item in enumerate(items):
@@ -221,7 +223,10 @@ def _element_kinds(items: Any) -> str:
         counts[name] = counts.get(name, 0) + 1
     if not counts:
         return ""
-    return ": " + ", ".join(f"{n} {name}{'s' if n > 1 else ''}" for name, n in counts.items()) + ("…" if i >= 8 else "")
+    parts = [message(language, "value_kind_tensor" if name == "tensor" else "value_kind", name=name, count=n,
+                     s="s" if n > 1 else "")
+             for name, n in counts.items()]
+    return message(language, "value_kinds", kinds=message(language, "list_sep").join(parts), more="…" if i >= 8 else "")
 
 
 class Snapshotter:

@@ -46,10 +46,11 @@ class Part:
     show_header: bool
     show_output: bool  # the step's captured output is shown where it was printed
     grad_lines: tuple[str, ...] = ()  # "x.grad: [4.] → [8.]": the gradients it changed
+    language: str = "en"  # of the notes, and of the header
 
     @property
     def where(self) -> str:
-        return step_where(self.step)
+        return step_where(self.step, self.language)
 
 
 @dataclass(frozen=True)
@@ -73,6 +74,7 @@ class Frame:
     hidden_repeated: tuple[tuple[str, int], ...] = ()  # (title, count): what they did again
     value: str | None = None
     error: str | None = None
+    language: str = "en"  # the narration's
 
     @property
     def steps(self) -> tuple[Step, ...]:
@@ -142,10 +144,11 @@ def step_frame(narrator: Narrator, step: Step, number: int) -> Frame:
         last_line=step.line + lines - 1,
         source=step.source,
         parts=(Part(step, tuple(narrator.notes(step)), show_header=False, show_output=True,  # its heading names it
-                    grad_lines=tuple(narrator.grad_change_lines(step))),),
+                    grad_lines=tuple(narrator.grad_change_lines(step)), language=narrator.options.language),),
         drawing=narrator.drawing_if_changed(step.snapshot, step_frame_key(step)),
         hidden=int(step.extra.get("hidden", 0)),
         hidden_repeated=tuple(narrator.repeated(step.extra.get("repeated", ()), step.file)),
+        language=narrator.options.language,
     )
 
 
@@ -182,7 +185,7 @@ def cell_frame(
 
     parts = tuple(
         Part(step, once(narrator.notes(step)), show_header=many and bool(step.events), show_output=show_output,
-             grad_lines=tuple(narrator.grad_change_lines(step)))
+             grad_lines=tuple(narrator.grad_change_lines(step)), language=narrator.options.language)
         for step in steps
     )
     drawing = narrator.drawing_if_changed(steps[-1].snapshot, step_frame_key(steps[-1])) if steps else None
@@ -197,6 +200,7 @@ def cell_frame(
         drawing=drawing,
         value=value,
         error=error,
+        language=narrator.options.language,
     )
 
 
@@ -208,7 +212,7 @@ def frame_renderables(frame: Frame, *, ascii: bool) -> list[RenderableType]:
         if part.show_output and part.step.output:
             out.append(Verbatim(part.step.output.rstrip("\n")))
         if part.show_header:
-            out.append(indented(step_header(part.step, ascii=ascii), 0))
+            out.append(indented(step_header(part.step, ascii=ascii, language=part.language), 0))
         out.extend(indented(note_renderable(n, ascii=ascii)) for n in part.notes)
         out.extend(indented(Text(line, GRAD_CHANGE_STYLE)) for line in part.grad_lines)
     if frame.drawing is not None:

@@ -88,7 +88,8 @@ def frame_html(frame: Frame, *, inline: bool = False, drawing: Drawing | None = 
     (a notebook shows them itself)."""
     out: list[str] = []
     if frame.hidden:
-        out.append(f'<p class="gt-hidden"><em>{html.escape(hidden_text(frame.hidden, frame.hidden_repeated))}</em></p>')
+        hidden = hidden_text(frame.hidden, frame.hidden_repeated, language=frame.language)
+        out.append(f'<p class="gt-hidden"><em>{html.escape(hidden)}</em></p>')
     if outputs and frame.value is not None:
         out.append(pre_html(f"Out: {frame.value}", "gt-value", inline=inline))
     if outputs and frame.error:

@@ -18,6 +18,7 @@ from pygments.lexers.python import PythonLexer
 
 from gradtutor import __version__
 from gradtutor.export.html_fragments import MONOSPACE, frame_html, theme_stylesheet
+from gradtutor.render.words import say
 from gradtutor.transcript import Frame, Listing, Transcript, format_grad
 
 _PAGE_CSS = """
@@ -84,7 +85,7 @@ _SCRIPT = """
     }
     if (first && first.scrollIntoView) first.scrollIntoView({block: 'nearest'});
     slider.value = String(i + 1);
-    counter.textContent = 'Step ' + (i + 1) + ' of ' + frames.length;
+    counter.textContent = counter.dataset.template.replace('{n}', i + 1).replace('{total}', frames.length);
     prev.disabled = i === 0;
     next.disabled = i === frames.length - 1;
     document.body.dataset.step = String(i + 1);
@@ -112,6 +113,11 @@ def render_html(transcript: Transcript) -> str:
     frames = transcript.frames
     listing_index = {listing.file: i for i, listing in enumerate(transcript.listings)}
     title = html.escape(transcript.title)
+    language = transcript.options.language
+
+    def words(key: str, **fields: object) -> str:
+        return html.escape(say(language, key, **fields))
+
     parts = [
         "<!DOCTYPE html>",
         '<html lang="{}">'.format(html.escape(transcript.options.language)),
@@ -127,16 +133,17 @@ def render_html(transcript: Transcript) -> str:
         "</style>",
         "</head>",
         "<body>",
-        f"<header><h1>{title}</h1><p>Narrated by gradtutor {html.escape(__version__)}. "
-        "Step with the buttons, the slider or the arrow keys.</p></header>",
-        '<nav aria-label="steps">',
-        '<button id="gt-prev" type="button" aria-keyshortcuts="ArrowLeft">&#9664; Previous</button>',
-        f'<input id="gt-slider" type="range" min="1" max="{max(1, len(frames))}" value="1" aria-label="step">',
-        f'<span id="gt-counter">Step 1 of {len(frames)}</span>',
-        '<button id="gt-next" type="button" aria-keyshortcuts="ArrowRight">Next &#9654;</button>',
+        f"<header><h1>{title}</h1><p>{words('page_about', version=__version__)}</p></header>",
+        f'<nav aria-label="{words("page_steps")}">',
+        f'<button id="gt-prev" type="button" aria-keyshortcuts="ArrowLeft">&#9664; {words("page_previous")}</button>',
+        f'<input id="gt-slider" type="range" min="1" max="{max(1, len(frames))}" value="1"'
+        f' aria-label="{words("page_step_label")}">',
+        f'<span id="gt-counter" data-template="{words("page_counter", n="{n}", total="{total}")}">'
+        f'{words("page_counter", n=1, total=len(frames))}</span>',
+        f'<button id="gt-next" type="button" aria-keyshortcuts="ArrowRight">{words("page_next")} &#9654;</button>',
         "</nav>",
         "<main>",
-        '<section class="gt-code" aria-label="code">',
+        f'<section class="gt-code" aria-label="{words("page_code")}">',
         *(_listing_html(i, listing) for i, listing in enumerate(transcript.listings)),
         "</section>",
         '<section class="gt-steps">',
@@ -167,13 +174,14 @@ def _frame_article(transcript: Transcript, frame: Frame, listing: int) -> str:
     body = [
         f'<article class="gt-frame" id="step-{frame.number}" data-listing="{listing}"'
         f' data-first="{frame.first_line}" data-last="{frame.last_line}">',
-        f"<h2>Step {frame.number} of {len(transcript.frames)}: {html.escape(frame.place)}</h2>",
+        f"<h2>{html.escape(say(frame.language, 'page_step', n=frame.number, total=len(transcript.frames), place=frame.place))}</h2>",
         f'<pre class="gt-source">{html.escape(frame.source)}</pre>',
         frame_html(frame, drawing=picture),
     ]
     if grads:
         rows = "".join(
-            f'<tr><th>{html.escape(name)}.grad</th><td class="gt-value-cell">{html.escape(format_grad(value))}</td></tr>'
+            f'<tr><th>{html.escape(name)}.grad</th>'
+            f'<td class="gt-value-cell">{html.escape(format_grad(value))}</td></tr>'
             for name, value in grads
         )
         body.append(f'<table class="gt-grads">{rows}</table>')

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from gradtutor.narrate import hidden_text
+from gradtutor.render.words import say
 from gradtutor.transcript import Frame, Transcript
 
 # Characters that Markdown may read as formatting outside code spans; ``_``
@@ -43,7 +44,7 @@ def render_markdown(transcript: Transcript) -> str:
 def _frame(frame: Frame) -> list[str]:
     out: list[str] = []
     if frame.hidden:
-        out += [f"*{escape(hidden_text(frame.hidden, frame.hidden_repeated))}*", ""]
+        out += [f"*{escape(hidden_text(frame.hidden, frame.hidden_repeated, language=frame.language))}*", ""]
     out += [f"### {frame.number}. {escape(frame.place)}", "", fenced(frame.source, "python"), ""]
     if frame.value is not None:
         out += [fenced(f"Out: {frame.value}"), ""]
@@ -51,7 +52,7 @@ def _frame(frame: Frame) -> list[str]:
         out += [fenced(frame.error), ""]
     for part in frame.parts:
         if part.show_output and part.step.output:
-            out += ["Output:", "", fenced(part.step.output), ""]
+            out += [say(frame.language, "output"), "", fenced(part.step.output), ""]
         if part.show_header and part.notes:
             out += [f"{escape(part.where)}: `{part.step.source.splitlines()[0]}`", ""]
         for note in part.notes:

@@ -58,10 +58,12 @@ def cut_cells(text: str, max_cells: int, ellipsis: str) -> str:
     return ("".join(out) + ellipsis) if max_cells >= text_width(ellipsis) else "".join(out)[:max_cells]
 
 
-# A CJK character (with the closing punctuation after it), a run of other
-# non-space characters, or spaces.
+# What a line may break between: a CJK character or a run of other non-space
+# characters, each with the opening punctuation before it and the closing
+# punctuation after it (a line never starts with "）" nor ends with "（");
+# or spaces.
 _CJK = "\u2e80-\u9fff\uac00-\ud7af\uff00-\uffef"
-_TOKEN = re.compile(f"[{_CJK}][，。、；：！？）》」』]*|[^\\s{_CJK}]+|\\s+")
+_TOKEN = re.compile(f"[（《「『“(\\[]*(?:[{_CJK}]|[^\\s{_CJK}]+)[，。、；：！？）》」』”)\\]]*|\\s+")
 
 
 def wrap_cells(text: str, width: int) -> list[str]:

@@ -56,7 +56,7 @@ class Charset:
     spine: str  # vertical view: the chain continues past a side input
     ref: str  # "reads, by name"
     ellipsis: str
-    freed: str  # the freed marker's word
+    cross: str  # before the freed marker's word: "✗ " ("[✗ freed]")
 
     def glyph(self, arms: int) -> str:
         return self.arms.get(arms, self.arms[VERTICAL | HORIZONTAL])
@@ -81,7 +81,7 @@ UNICODE_CHARSET = Charset(
     spine="│  ",
     ref="◀",
     ellipsis="…",
-    freed="✗ freed",
+    cross="✗ ",
 )
 
 ASCII_CHARSET = Charset(
@@ -99,7 +99,7 @@ ASCII_CHARSET = Charset(
     spine="|  ",
     ref="<-",
     ellipsis="...",
-    freed="freed",
+    cross="",
 )
 
 

@@ -186,17 +186,19 @@ def _changed_places(scene: Scene, locate: Locate) -> list[str]:
     line 5, line 6"; a place a loop changed many times once, with a count."""
     out: list[str] = []
     times = "×" if scene.charset.ellipsis == "…" else "x"
+    sep = scene.say("list_sep")
     for node in scene.all_nodes.values():
         if not node.changed_at:
             continue
         counts: dict[tuple[str, int], int] = {}
         for place in node.changed_at:
             counts[place] = counts.get(place, 0) + 1
-        places = ", ".join(
-            locate(file, line) + (f" ({times}{count})" if count > 1 else "") for (file, line), count in counts.items()
+        places = sep.join(
+            locate(file, line) + (scene.say("repeats", times=times, count=count) if count > 1 else "")
+            for (file, line), count in counts.items()
         )
         name = scene.charset.clean((node.names or node.former_names or (node.label,))[0])
-        out.append(f"{name}: {places}")
+        out.append(scene.say("changed_place", name=name, places=places))
     return out
 
 

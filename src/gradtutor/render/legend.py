@@ -9,7 +9,7 @@ from __future__ import annotations
 from gradtutor.render.canvas import Span
 from gradtutor.render.cells import text_width, wrap_cells
 from gradtutor.render.charset import Charset
-from gradtutor.render.words import say
+from gradtutor.render.words import marks, say
 from gradtutor.render.node_text import (
     DROPPED,
     FREED,
@@ -38,21 +38,23 @@ def marker_keys(
     if len(freed_places) == 1:
         by = say(language, "freed_by_one", place=freed_places[0])
     elif freed_places:
-        by = say(language, "freed_by_many", places=", ".join(freed_places))
+        by = say(language, "freed_by_many", places=say(language, "list_sep").join(freed_places))
     else:
         by = say(language, "freed_by_any")
+    words = marks(language)
+    changed = say(language, "hidden_sep").join(changed_places or ()) or "?"
     table = [
-        (NEW, "[new]", "new", say(language, "new")),
-        (LEAF_MARK, "[leaf]", "leaf", say(language, "leaf")),
-        (GRAD, "[grad]", "grad", say(language, "grad")),
-        (FREED, f"[{charset.freed}]", "freed", say(language, "freed", by=by)),
-        (NONE_SAVED, "[none saved]", "saved-none", say(language, "none_saved")),
-        (MODIFIED, "[modified]", "modified", say(language, "modified")),
-        (CHANGED, "[changed in place]", "modified", say(language, "changed", places="; ".join(changed_places or ()) or "?")),
-        (DUAL, "[dual]", "leaf", say(language, "dual")),
-        (ELIDED, "[more before]", "legend", say(language, "elided")),
-        (OLD, "(old)", "ghost", say(language, "old")),
-        (DROPPED, "(dropped)", "ghost", say(language, "dropped")),
+        (NEW, f"[{words[NEW]}]", "new", say(language, "new")),
+        (LEAF_MARK, f"[{words[LEAF_MARK]}]", "leaf", say(language, "leaf")),
+        (GRAD, f"[{words[GRAD]}]", "grad", say(language, "grad")),
+        (FREED, f"[{charset.cross}{words[FREED]}]", "freed", say(language, "freed", by=by)),
+        (NONE_SAVED, f"[{words[NONE_SAVED]}]", "saved-none", say(language, "none_saved")),
+        (MODIFIED, f"[{words[MODIFIED]}]", "modified", say(language, "modified")),
+        (CHANGED, f"[{words[CHANGED]}]", "modified", say(language, "changed", places=changed)),
+        (DUAL, f"[{words[DUAL]}]", "leaf", say(language, "dual")),
+        (ELIDED, f"[{words[ELIDED]}]", "legend", say(language, "elided")),
+        (OLD, words[OLD].strip(), "ghost", say(language, "old")),
+        (DROPPED, words[DROPPED].strip(), "ghost", say(language, "dropped")),
     ]
     return [(shown, style, text) for key, shown, style, text in table if key in markers]
 

@@ -8,6 +8,7 @@ explains exactly the markers that were used.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Mapping
 
 from gradtutor.model import (
     LEAF,
@@ -20,6 +21,7 @@ from gradtutor.model import (
 )
 from gradtutor.render.cells import cut_cells, text_width
 from gradtutor.render.charset import Charset
+from gradtutor.render.words import marks
 
 # Marker keys, also the legend's keys.
 NEW, LEAF_MARK, GRAD, FREED, NONE_SAVED, MODIFIED, CHANGED, DUAL, ELIDED, OLD, DROPPED = (
@@ -61,6 +63,7 @@ class TextOptions:
     current_step: int | None
     show_none_saved: bool  # only after a backward freed something: the contrast is the lesson
     max_width: int
+    marks: Mapping[str, str] = field(default_factory=lambda: marks("en"))  # the language's markers
 
 
 def describe_node(node: Node, options: TextOptions, suffix: str = "") -> NodeText:
@@ -74,7 +77,7 @@ def describe_node(node: Node, options: TextOptions, suffix: str = "") -> NodeTex
     ``suffix`` (``" #3"``) tells apart nodes whose words are the same.
     """
     cs = options.charset
-    expr, name_part = _label_parts(node, cs)
+    expr, name_part = _label_parts(node, cs, options.marks)
     base_style = _base_style(node, options)
     tags = [] if node.dropped else _tags(node, options)
     markers = {t[2] for t in tags}
@@ -93,10 +96,10 @@ def describe_node(node: Node, options: TextOptions, suffix: str = "") -> NodeTex
         segments.append(Segment(" ["))
         for i, (word, style, _) in enumerate(tags):
             if i:
-                segments.append(Segment(", "))
+                segments.append(Segment(options.marks["sep"]))
             segments.append(Segment(word, style))
         segments.append(Segment("]"))
-    text = NodeText(node.id, tuple(segments), ref_name(node, cs) + suffix, expr_width, frozenset(markers))
+    text = NodeText(node.id, tuple(segments), ref_name(node, cs, options.marks) + suffix, expr_width, frozenset(markers))
     if text.width > options.max_width:
         # Only a name longer than the whole width gets here: cut everything.
         cut = cut_cells(text.text, options.max_width, cs.ellipsis)
@@ -105,9 +108,9 @@ def describe_node(node: Node, options: TextOptions, suffix: str = "") -> NodeTex
     return text
 
 
-def _label_parts(node: Node, cs: Charset) -> tuple[str, str]:
+def _label_parts(node: Node, cs: Charset, words: Mapping[str, str]) -> tuple[str, str]:
     """(expression, " = name" or the name itself) of a node."""
-    lost = " (dropped)" if node.dropped else " (old)"
+    lost = words["dropped"] if node.dropped else words["old"]
     if node.kind in (OP, STATEMENT):
         label = cs.clean(node.label)
         # Names of one tensor read as equal (a = b = x * 2); names of
@@ -116,20 +119,21 @@ def _label_parts(node: Node, cs: Charset) -> tuple[str, str]:
         parts = list(node.names) + [n + lost for n in node.former_names]
         if parts:
             return label, " = " + join.join(parts)
-        return label, " (dropped)" if node.dropped else ""
+        return label, words["dropped"] if node.dropped else ""
     if node.names:
         return " = ".join(node.names), ""
     if node.former_names:
         return node.former_names[0], lost
-    return cs.clean(node.label), " (dropped)" if node.dropped else ""
+    return cs.clean(node.label), words["dropped"] if node.dropped else ""
 
 
-def ref_name(node: Node, cs: Charset) -> str:
+def ref_name(node: Node, cs: Charset, words: Mapping[str, str] | None = None) -> str:
     """The short name a reference uses: the first name, ``x (old)``, else the label."""
     if node.names:
         return node.names[0]
     if node.former_names:
-        return node.former_names[0] + (" (dropped)" if node.dropped else " (old)")
+        words = words or marks("en")
+        return node.former_names[0] + (words["dropped"] if node.dropped else words["old"])
     return cs.clean(node.label)
 
 
@@ -151,23 +155,24 @@ def is_new(node: Node, current_step: int | None) -> bool:
 def _tags(node: Node, options: TextOptions) -> list[tuple[str, str, str]]:
     """(word, style, marker) for each bracketed marker, in reading order."""
     tags: list[tuple[str, str, str]] = []
+    words = options.marks
     if is_new(node, options.current_step):
-        tags.append(("new", "new", NEW))
+        tags.append((words[NEW], "new", NEW))
     if node.has_grad:
-        tags.append(("grad", "grad", GRAD))
+        tags.append((words[GRAD], "grad", GRAD))
     elif node.kind == LEAF and node.requires_grad:
-        tags.append(("leaf", "leaf", LEAF_MARK))
+        tags.append((words[LEAF_MARK], "leaf", LEAF_MARK))
     if node.changed_at:
-        tags.append(("changed in place", "modified", CHANGED))
+        tags.append((words[CHANGED], "modified", CHANGED))
     if node.dual:
-        tags.append(("dual", "leaf", DUAL))
+        tags.append((words[DUAL], "leaf", DUAL))
     if node.inputs_hidden:
-        tags.append(("more before" , "legend", ELIDED))
+        tags.append((words[ELIDED], "legend", ELIDED))
     if node.kind in (OP, STATEMENT):
         if node.saved == SAVED_FREED:
-            tags.append((options.charset.freed, "freed", FREED))
+            tags.append((options.charset.cross + words[FREED], "freed", FREED))
         elif node.saved == SAVED_MODIFIED:
-            tags.append(("modified", "modified", MODIFIED))
+            tags.append((words[MODIFIED], "modified", MODIFIED))
         elif node.saved == SAVED_NONE and options.show_none_saved:
-            tags.append(("none saved", "saved-none", NONE_SAVED))
+            tags.append((words[NONE_SAVED], "saved-none", NONE_SAVED))
     return tags

@@ -7,7 +7,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from gradtutor.model import MODULE, OP, SAVED_FREED, STATEMENT, Graph, Node
-from gradtutor.render.words import Locate, plural, say
+from gradtutor.render.words import Locate, marks, plural, say
 from gradtutor.render.canvas import Span
 from gradtutor.render.charset import Charset
 from gradtutor.render.graph_index import GraphIndex, index_graph
@@ -54,7 +54,7 @@ class Scene:
         key = (node_id, limit)
         found = self._texts.get(key)
         if found is None:
-            options = TextOptions(self.charset, self.current_step, self.show_none_saved, limit)
+            options = TextOptions(self.charset, self.current_step, self.show_none_saved, limit, marks(self.language))
             found = describe_node(self.all_nodes[node_id], options, self.suffixes.get(node_id, ""))
             self._texts[key] = found
         return found
@@ -65,24 +65,25 @@ class Scene:
         key = (param.leaf_id, limit)
         found = self._param_texts.get(key)
         if found is None:
-            options = TextOptions(self.charset, self.current_step, self.show_none_saved, limit)
+            options = TextOptions(self.charset, self.current_step, self.show_none_saved, limit, marks(self.language))
             found = describe_node(self.all_nodes[param.leaf_id], options, ".T" if param.transpose_id else "")
             self._param_texts[key] = found
         return found
 
     def ref(self, node_id: str) -> str:
         """How a reference names the node (its ``ref_name`` without building its words)."""
-        return ref_name(self.all_nodes[node_id], self.charset) + self.suffixes.get(node_id, "")
+        return ref_name(self.all_nodes[node_id], self.charset, marks(self.language)) + self.suffixes.get(node_id, "")
 
     def set_suffixes(self, ids: list[str]) -> None:
         """Give `` #k`` to the nodes in ``ids`` whose reference name another node shares."""
         if not ids:
             return
-        count = Counter(ref_name(n, self.charset) for n in self.all_nodes.values())
+        words = marks(self.language)
+        count = Counter(ref_name(n, self.charset, words) for n in self.all_nodes.values())
         seen: Counter[str] = Counter()
         changed = set()
         for node_id in ids:
-            name = ref_name(self.all_nodes[node_id], self.charset)
+            name = ref_name(self.all_nodes[node_id], self.charset, words)
             if count[name] > 1 and node_id not in self.suffixes:
                 seen[name] += 1
                 self.suffixes[node_id] = f" #{seen[name]}"

@@ -1,15 +1,55 @@
-"""The words a drawing's legend and notes use, in every language the tutor speaks.
-
-Markers in the picture itself (``[grad]``, ``[✗ freed]``) stay the same in
-every language; what they mean, and the notes under a drawing, are said here.
+"""The words a drawing, its legend and its notes use, in every language the
+tutor speaks: the markers in the picture (``[grad]``, ``x (old)``; in Chinese
+``[有梯度]``, ``x（旧）``), what they mean, and the notes under a drawing.
 """
 
 from __future__ import annotations
 
 from typing import Callable
 
+from gradtutor.typeset import tidy
+
 # A place in the user's code, worded by the front end: "line 7", "In [3]".
 Locate = Callable[[str, int], str]
+
+# The markers drawn beside a node. ``old`` and ``dropped`` follow a name
+# (``x (old)``), the others go in brackets, joined by ``sep`` (``[new, grad]``).
+MARKS: dict[str, dict[str, str]] = {
+    "en": {
+        "new": "new",
+        "leaf": "leaf",
+        "grad": "grad",
+        "freed": "freed",
+        "none-saved": "none saved",
+        "modified": "modified",
+        "changed": "changed in place",
+        "dual": "dual",
+        "elided": "more before",
+        "old": " (old)",
+        "dropped": " (dropped)",
+        "sep": ", ",
+    },
+    "zh": {
+        "new": "新建",
+        "leaf": "叶子",
+        "grad": "有梯度",
+        "freed": "已释放",
+        "none-saved": "未保存",
+        "modified": "存值被改",
+        "changed": "原地改过",
+        "dual": "对偶",
+        "elided": "前略",
+        "old": " (旧)",
+        "dropped": " (已丢弃)",
+        "sep": "、",
+    },
+}
+
+
+def marks(language: str) -> dict[str, str]:
+    """The markers of ``language`` (English for a language without its own)."""
+    return MARKS.get(language, MARKS["en"])
+
 
 WORDS: dict[str, dict[str, str]] = {
     "en": {
@@ -57,6 +97,23 @@ WORDS: dict[str, dict[str, str]] = {
         "hidden_again": "({what} not shown; what they did was shown above and happened again: {again})",
         "hidden_sep": "; ",
         "hidden_end": "; --max-iterations N shows more)",
+        # Lists of places, a count of repeats, and a gradient too long to show.
+        "output": "Output:",
+        # The step-through page.
+        "page_about": "Narrated by gradtutor {version}. Step with the buttons, the slider or the arrow keys.",
+        "page_previous": "Previous",
+        "page_next": "Next",
+        "page_counter": "Step {n} of {total}",
+        "page_step": "Step {n} of {total}: {place}",
+        "page_steps": "steps",
+        "page_step_label": "step",
+        "page_code": "code",
+        "list_sep": ", ",
+        "changed_place": "{name}: {places}",
+        "repeats": " ({times}{count})",
+        "again_times": " {times}{count}",
+        "grad_values": "<{count} values, mean {mean}>",
+        "grad_shape": "<{shape}, mean {mean}, norm {norm}>",
     },
     "zh": {
         "new": "本步新建",
@@ -100,13 +157,28 @@ WORDS: dict[str, dict[str, str]] = {
         "hidden_again": "（{what}未显示；它们做的事上面已显示过，又发生了：{again}）",
         "hidden_sep": "；",
         "hidden_end": "；--max-iterations N 可显示更多）",
+        "output": "输出：",
+        "page_about": "由 gradtutor {version} 讲解。用按钮、滑块或方向键逐步查看。",
+        "page_previous": "上一步",
+        "page_next": "下一步",
+        "page_counter": "第 {n}/{total} 步",
+        "page_step": "第 {n}/{total} 步：{place}",
+        "page_steps": "步骤",
+        "page_step_label": "步",
+        "page_code": "代码",
+        "list_sep": "、",
+        "changed_place": "{name}：{places}",
+        "repeats": "（{count} 次）",
+        "again_times": "（{count} 次）",
+        "grad_values": "<{count} 个值，均值 {mean}>",
+        "grad_shape": "<{shape}，均值 {mean}，范数 {norm}>",
     },
 }
 
 
 def say(language: str, key: str, **fields: object) -> str:
     table = WORDS.get(language, WORDS["en"])
-    return table.get(key, WORDS["en"][key]).format(**fields)
+    return tidy(table.get(key, WORDS["en"][key]).format(**fields), language)
 
 
 def plural(n: int) -> str:
