@@ -144,3 +144,17 @@ def test_no_template_counts_with_a_parenthesised_plural():
     texts = [open(p, encoding="utf-8").read() for p in glob.glob(os.path.join(lessons_dir(), "**", "*.yaml"), recursive=True)]
     texts += [m for table in MESSAGES.values() for m in table.values()]
     assert not [t for t in texts if re.search(r"\w\(s\)", t)]
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_a_statement_of_several_lines_is_quoted_on_one_line(language):
+    event = Event.make("error", 6, cause="second-backward", exception="RuntimeError", message="…", again=False,
+                       node_line=3, node_source="z = (a * 2 +\n     a.exp()).sum()",
+                       freed_by_line=5, freed_by_source="z.backward()")
+    text = book_for(language).explain(event).text
+    assert "`z = (a * 2 + a.exp()).sum()`" in text and "\n" not in text
+    long = event.data | {"node_source": "model = nn.Sequential(\n" + "    nn.Linear(10, 10),\n" * 8 + ")"}
+    text = book_for(language).explain(Event.make("error", 6, **long)).text
+    quoted = re.search(r"`(model = [^`]*)`", text).group(1)
+    assert quoted.startswith("model = nn.Sequential( nn.Linear(10, 10), nn.Linear") and quoted.endswith("…")
+    assert len(quoted) == 60

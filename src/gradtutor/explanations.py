@@ -102,6 +102,16 @@ def line_locator(language: str) -> Locate:
     return lambda file, line: words.format(line=line)
 
 
+QUOTE_LIMIT = 60  # characters of a statement an explanation quotes
+
+
+def quoted_statement(source: str) -> str:
+    """A statement as an explanation quotes it: on one line, its lines joined
+    (``z = (a * 2 + a.exp()).sum()``), cut with "…" past ``QUOTE_LIMIT``."""
+    text = " ".join(line.strip() for line in source.strip().splitlines() if line.strip())
+    return text if len(text) <= QUOTE_LIMIT else text[: QUOTE_LIMIT - 1].rstrip() + "…"
+
+
 @dataclass(frozen=True)
 class Explanation:
     key: str
@@ -151,6 +161,8 @@ class ExplanationBook:
         at = locate(file, event.line)
         fields["at"], fields["At"] = at, at[:1].upper() + at[1:]
         for name, value in event.data.items():
+            if name.endswith("_source") and isinstance(value, str):
+                fields[name] = quoted_statement(value)
             if name.endswith("_line") and isinstance(value, int):
                 stem = name[: -len("_line")]
                 fields[stem if stem.endswith("_at") else f"{stem}_at"] = locate(event.get(f"{stem}_file", file), value)
