@@ -437,3 +437,34 @@ def test_statement_code_is_cut_from_the_source_as_ast_would():
             assert text.segment(node) == ast.get_source_segment(source, node)
             cut += 1
     assert cut > 20
+
+
+def test_leaving_a_with_block_is_not_the_with_statement_running_again(tmp_path):
+    """Python comes back to a with statement's line to call __exit__: that
+    step is the block's end, not a second run of the line."""
+    import contextlib
+    import io
+
+    from gradtutor.cli import main
+
+    path = tmp_path / "prog.py"
+    path.write_text(
+        "import torch\n"
+        "x = torch.ones(2, requires_grad=True)\n"
+        "with torch.no_grad():\n"
+        "    y = x * 2\n"
+        "for i in range(2):\n"
+        "    with torch.enable_grad():\n"
+        "        w = x * i\n"
+    )
+    doc = explain_json(path)
+    steps = [(s["line"], s["iteration"], s.get("leaving_block", False)) for s in doc["steps"]]
+    assert [s for s in steps if s[0] == 3] == [(3, 1, False), (3, 1, True)]
+    assert [s for s in steps if s[0] == 6] == [(6, 1, False), (6, 1, True), (6, 2, False), (6, 2, True)]
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        main(["explain", "--plain", "--ascii", str(path)])
+    headings = [line for line in out.getvalue().splitlines() if line.startswith("--")]
+    assert "-- line 3, leaving with torch.no_grad():" in headings
+    assert "-- line 6, run 2, leaving with torch.enable_grad():" in headings
+    assert not any(h.startswith("-- line 3, run 2") for h in headings)

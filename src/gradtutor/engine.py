@@ -60,6 +60,7 @@ class _Frame:
     code: Any = None
     hidden: int = 0
     calls_at_begin: int = 0  # the observer's count of torch calls when the statement began
+    leaving: bool = False  # the pending step is the end of a with block (its __exit__)
     # What the hidden steps since the last shown one did again: signature ->
     # [an example event, how many times].
     repeated: dict[tuple[Any, ...], list[Any]] = field(default_factory=dict)
@@ -84,6 +85,7 @@ class StepStart:
     pending_output: str = ""
     hidden: int = 0  # loop steps of this frame not shown since its last shown one
     repeated: tuple[tuple[Event, int], ...] = ()
+    leaving: bool = False  # the end of a with block, not the with statement again
 
 
 @dataclass(frozen=True)
@@ -429,8 +431,10 @@ class Engine:
             ):
                 state.lasti = lasti  # another line, or another round of a comprehension, of the same statement
                 return self._local_trace
-            if state.stmt is not None:
+            previous = state.stmt
+            if previous is not None:
                 self._finish(frame, state)
+            state.leaving = previous is not None and stmt.start < previous.start <= stmt.with_end
             if state.is_module:
                 # An exception is reported once, in the frame that raised it,
                 # even when it passes through a finally block on its way out;
@@ -482,7 +486,10 @@ class Engine:
         # a loop body too. Code objects compare equal across files (the same
         # line typed in two shell inputs): the file is part of the key.
         key = (state.code, state.code.co_filename, stmt.start)
-        count = self._counts[key] = self._counts.get(key, 0) + 1
+        if state.leaving:  # leaving a with block: the with statement is not run again
+            count = self._counts.get(key, 1)
+        else:
+            count = self._counts[key] = self._counts.get(key, 0) + 1
         self.context.origin = state.origin
         if self.on_begin is not None:
             # Output printed before this step began: only possible when the
@@ -503,6 +510,7 @@ class Engine:
                 file=state.filename, iteration=iteration, shown=shown, pending_output=pending,
                 hidden=state.hidden if shown else 0,
                 repeated=tuple((e, n) for e, n in state.repeated.values()) if shown else (),
+                leaving=state.leaving,
             ))
         finally:
             observer.paused = False
@@ -634,6 +642,7 @@ class Engine:
                     if state.hidden else {}
                 ),
                 grad_changes=grad_changes,
+                leaving=state.leaving,
             )
             state.hidden = 0
             state.repeated = {}

@@ -283,6 +283,7 @@ class Step:
     # The .grad values this step changed: (name, before, after), each a value
     # as in ``Snapshot.grads`` or None (no .grad), for the same tensor.
     grad_changes: tuple[tuple[str, Any, Any], ...] = ()
+    leaving: bool = False  # the end of a with block (its __exit__ ran), not the with statement again
 
     def to_json(self, level: str = LEVEL_STATEMENTS) -> dict[str, Any]:
         """The step without its graph (``jsondoc.steps_json`` adds it where it changed)."""
@@ -295,6 +296,8 @@ class Step:
             "grads": dict(self.snapshot.grads),
             "output": self.output,
         }
+        if self.leaving:
+            out["leaving_block"] = True
         if self.extra.get("hidden"):
             out["hidden_before"] = {
                 "steps": self.extra["hidden"],

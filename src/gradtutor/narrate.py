@@ -250,6 +250,8 @@ def step_where(step: Any, language: str = "en") -> str:
         where += say(language, "step_in", function=step.function)
     if step.iteration > 1:
         where += say(language, "step_run", n=step.iteration)
+    if getattr(step, "leaving", False):
+        where += say(language, "step_leave")
     return where
 
 
@@ -459,7 +461,8 @@ class Narrator:
         language, shown = self.options.language, focus.names[:3]
         if shown:
             rest = focus.omitted - len(shown)
-            names, more = ", ".join(shown), say(language, "focus_more", count=rest) if rest else ""
+            names = say(language, "list_sep").join(shown)
+            more = say(language, "focus_more", count=rest) if rest else ""
         else:
             names, more = say(language, "focus_only", count=focus.omitted), ""
         return say(language, "focus", names=names, more=more, hint=self.options.full_graph_hint)

@@ -37,6 +37,9 @@ class StatementInfo:
     # assigned to (None for a return), so each tensor is labelled by its own
     # expression, not by the whole tuple.
     elements: tuple[tuple[str, str | None], ...] = ()
+    # A with statement's last line: python comes back to its first line to
+    # leave the block (to call __exit__), which is not the statement running again.
+    with_end: int = 0
 
     def in_comprehension(self, line: int, column: int) -> bool:
         return any(
@@ -136,6 +139,7 @@ class SourceIndex:
             info = StatementInfo(
                 start, end, _strip_comment(text), _label(node, source, text), _targets(node),
                 _reads(node, header_only=True), _inlined_comprehensions(node),
+                with_end=(node.end_lineno or end) if isinstance(node, (ast.With, ast.AsyncWith)) else 0,
             )
         else:
             end = node.end_lineno or start
