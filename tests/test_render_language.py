@@ -54,3 +54,18 @@ def test_a_modules_size_is_said_in_the_drawings_language():
     assert "model：193 个参数，画作一个节点" in str(render_graph(graph, width=80, language="zh"))
     one = Graph((Node("m", "module", "lin", names=("lin",), detail="1 parameter"),), ())
     assert "lin: 1 parameter, drawn as one node" in str(render_graph(one, width=80))
+
+
+def test_the_note_on_what_is_not_drawn_counts_in_each_language():
+    from gradtutor.explanations import book_for
+    from gradtutor.narrate import NarrationOptions, Narrator
+    from gradtutor.render.focus import Focus
+
+    def note(language: str, omitted: int, names: tuple[str, ...]) -> str:
+        return Narrator(book_for(language), NarrationOptions(language=language)).focus_note(Focus(omitted, names))
+
+    assert note("en", 4, ("x", "y", "z")) == "not drawn, unchanged by this step: x, y, z and 1 more node " \
+                                             "(--graph full shows the whole graph)"
+    assert note("en", 5, ("x", "y", "z")).endswith("x, y, z and 2 more nodes (--graph full shows the whole graph)")
+    assert note("en", 1, ()).startswith("not drawn, unchanged by this step: 1 node (")
+    assert note("zh", 5, ("x", "y", "z")) == "未画出、这一步没有改变的：x、y、z 和另外 2 个节点（--graph full 显示整个计算图）"

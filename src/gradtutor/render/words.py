@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Callable
 
+from gradtutor.plurals import COUNTING
 from gradtutor.typeset import tidy
 
 # A place in the user's code, worded by the front end: "line 7", "In [3]".
@@ -65,8 +66,8 @@ WORDS: dict[str, dict[str, str]] = {
         "changed": "changed in place ({places}): still the same tensor, now a newer version of it",
         "elided": "what it was computed from is left out of this picture",
         "focus": "not drawn, unchanged by this step: {names}{more} ({hint} shows the whole graph)",
-        "focus_more": " and {count} more nodes",
-        "focus_only": "{count} nodes",
+        "focus_more": " and {count:more node|more nodes}",
+        "focus_only": "{count:node|nodes}",
         "cut": "the first {lines} lines of this picture are not shown: what it was computed from ({hint} draws the whole graph)",
         "fold": "{dots} n {times} {dots}: {nodes} nodes that the same lines made over and over (a loop, or a function "
         "called again and again), drawn as one ({hint} draws them all)",
@@ -180,7 +181,7 @@ WORDS: dict[str, dict[str, str]] = {
 
 def say(language: str, key: str, **fields: object) -> str:
     table = WORDS.get(language, WORDS["en"])
-    return tidy(table.get(key, WORDS["en"][key]).format(**fields), language)
+    return tidy(COUNTING.format(table.get(key, WORDS["en"][key]), **fields), language)
 
 
 def plural(n: int) -> str:
