@@ -210,3 +210,21 @@ def test_the_exports_in_chinese_say_everything_in_chinese(fmt, tmp_path):
     assert "另外 5 个循环步骤" in text
     allowed = identifiers(path.read_text()) | {"text", "python", "gradtutor"}
     assert english_left(text, allowed, whole_output=fmt == "markdown") == []
+
+
+def test_a_bad_option_is_said_in_the_language_asked_for(capsys):
+    with pytest.raises(SystemExit) as ended:
+        main(["--lang", "zh", "--width", "abc"])
+    err = capsys.readouterr().err
+    assert ended.value.code == 2 and err.startswith("用法：gradtutor [-h]")
+    assert err.splitlines()[1].startswith(" " * 16 + "[")  # under "gradtutor", as python aligns it
+    assert err.endswith("gradtutor: 错误：参数 --width：无效的 int 值：'abc'\n")
+    with pytest.raises(SystemExit):
+        main(["--lang=zh", "lessons", "--level", "nodes"])
+    assert "错误：参数 --level：无效的选择：'nodes'（可选：" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["--lang", "zh", "explain", "--max-iterations", "-1", "prog.py"])
+    assert capsys.readouterr().err.endswith("gradtutor: 错误：--max-iterations 不能小于 0\n")
+    with pytest.raises(SystemExit):
+        main(["--lang", "en", "explain", "--max-iterations", "-1", "prog.py"])
+    assert capsys.readouterr().err.endswith("gradtutor: error: --max-iterations must be 0 or more\n")

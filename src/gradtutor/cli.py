@@ -10,15 +10,69 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 import traceback
-from typing import Any, Sequence
+from typing import Any, NoReturn, Sequence
 
 from gradtutor import __version__
 from gradtutor.errors import ExitStatus, GradtutorError
 
 DESCRIPTION = "A terminal tutor that makes PyTorch autograd visible."
 EXPLAIN_FORMATS = ("text", "json", "markdown", "html", "svg", "dot")
+
+
+# argparse's own error messages, said in Chinese (--help stays in English).
+_ARGPARSE_ZH = (
+    (re.compile(r"argument (?P<argument>.+?): (?P<rest>.+)", re.S), "参数 {argument}：{rest}"),
+    (re.compile(r"invalid (?P<type>\w+) value: (?P<value>.+)"), "无效的 {type} 值：{value}"),
+    (re.compile(r"invalid choice: (?P<value>.+?) \(choose from (?P<choices>.+)\)"), "无效的选择：{value}（可选：{choices}）"),
+    (re.compile(r"unrecognized arguments: (?P<args>.+)"), "无法识别的参数：{args}"),
+    (re.compile(r"the following arguments are required: (?P<args>.+)"), "缺少必需的参数：{args}"),
+    (re.compile(r"expected one argument"), "需要一个值"),
+    (re.compile(r"ambiguous option: (?P<option>\S+) could match (?P<matches>.+)"), "有歧义的选项：{option} 可能是 {matches}"),
+)
+
+
+def _argparse_zh(text: str) -> str:
+    for pattern, words in _ARGPARSE_ZH:
+        match = pattern.fullmatch(text)
+        if match:
+            return words.format(**{k: _argparse_zh(v) if k == "rest" else v for k, v in match.groupdict().items()})
+    return text
+
+
+class _Parser(argparse.ArgumentParser):
+    """Says its errors in the user's language (``language``: set before parsing)."""
+
+    language = "en"
+
+    def error(self, message: str) -> NoReturn:
+        from gradtutor.typeset import tidy
+
+        usage = self.format_usage()
+        if self.language == "zh":
+            # "用法：" is one cell narrower than "usage: ": continuation lines move left by one.
+            first, *rest = usage.replace("usage: ", "用法：", 1).split("\n")
+            usage = "\n".join([first, *(line[1:] if line.startswith(" ") else line for line in rest)])
+            message = tidy(_argparse_zh(message), "zh")
+        self._print_message(usage, sys.stderr)
+        self.exit(2, f"{self.prog}: {'错误：' if self.language == 'zh' else 'error: '}{message}\n")
+
+
+def _language_of(argv: Sequence[str]) -> str:
+    """The language asked for by ``--lang`` (read before parsing, so that
+    parsing errors are said in it), else the environment's."""
+    for i, arg in enumerate(argv):
+        if arg == "--":
+            break
+        if arg.startswith("--lang="):
+            return arg.split("=", 1)[1]
+        if arg == "--lang" and i + 1 < len(argv):
+            return argv[i + 1]
+    from gradtutor.environment import language_from
+
+    return language_from(os.environ)
 
 
 def _add_display_options(p: argparse.ArgumentParser, *, command: bool = False) -> None:
@@ -38,7 +92,7 @@ def _add_display_options(p: argparse.ArgumentParser, *, command: bool = False) -
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="gradtutor",
         description=DESCRIPTION,
         epilog="Run without a command to start the interactive shell.",
@@ -96,10 +150,18 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    _Parser.language = language = _language_of(arguments)
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(arguments)
+
+    def usage_error(key: str, **fields: object) -> NoReturn:
+        from gradtutor.messages import message
+
+        parser.error(message(language, key, **fields))
+
     if args.width is not None and args.width < 20:
-        parser.error("--width must be at least 20")
+        usage_error("usage_width")
     try:
         if args.command == "explain":
             from gradtutor.explain import run_explain
@@ -107,13 +169,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             if args.args and args.args[0] == "--":
                 args.args = args.args[1:]
             if args.max_iterations < 0:
-                parser.error("--max-iterations must be 0 or more")
+                usage_error("usage_max_iterations")
             if args.step is not None and args.format not in ("svg", "dot"):
-                parser.error(f"--step picks the step an svg or dot export shows, not a {args.format} one")
+                usage_error("usage_step_format", format=args.format)
             if args.step is not None and args.step < 1:
-                parser.error("--step must be 1 or more (steps are numbered from 1)")
+                usage_error("usage_step_number")
             if args.output is not None and args.format in ("text", "json"):
-                parser.error(f"--output is for exports (markdown, html, svg, dot), not {args.format}")
+                usage_error("usage_output_format", format=args.format)
             return run_explain(args)
         if args.command == "lessons":
             from gradtutor.lesson_cli import run_lessons
