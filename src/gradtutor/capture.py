@@ -58,12 +58,14 @@ class OutputCapture:
 
     def take(self) -> str:
         if self._memory is not None:
+            if self._memory.closed:  # the program closed sys.stdout: what it held is gone, as it would be
+                return ""
             text = self._memory.getvalue()
             chunk, self._pos = text[self._pos :], len(text)
             return chunk
         if self._file is None:
             return ""
-        sys.stdout.flush()
+        _flush(sys.stdout)  # the program's stream, if it put its own there; ours writes through
         # The file's end is where fd 1 writes next (they share one offset):
         # nothing new is one cheap system call, not a seek and a read.
         if os.lseek(self._file.fileno(), 0, os.SEEK_END) == self._pos:
@@ -90,12 +92,18 @@ class OutputCapture:
         if self._old_stdout is None:
             return
         if self._file is not None and self._old_fd is not None:
-            try:
-                sys.stdout.flush()
-            except (OSError, ValueError):
-                pass
+            _flush(sys.stdout)
             os.dup2(self._old_fd, self._old_stdout.fileno())
             os.close(self._old_fd)
             self._file.close()
         sys.stdout = self._old_stdout
         self._old_stdout = self._old_fd = self._file = self._memory = None
+
+
+def _flush(stream: Any) -> None:
+    """Flush a stream the program may have closed (``sys.stdout.close()``) or
+    replaced with anything at all."""
+    try:
+        stream.flush()
+    except Exception:  # closed, or not a stream: nothing of ours to flush
+        pass

@@ -124,6 +124,8 @@ class RunResult:
     # What the program printed after its last narrated step (also added to
     # that step's output): a front end that printed the step already shows it.
     leftover_output: str = ""
+    exit_output: str = ""  # printed as the program ended (see ``run_code``'s ``ending``)
+    ended_by: str | None = None  # "os._exit": the process ends now, as the program asked
 
 
 _engines: weakref.WeakSet[Engine] = weakref.WeakSet()
@@ -187,6 +189,7 @@ class Engine:
         self._next_exec = 0
         self._seen_exceptions: dict[int, BaseException] = {}
         self._out: OutputCapture | None = None
+        self._closing: tuple[RunResult, Any] | None = None  # the run in progress and the displayhook to restore
         self._steps: list[Step] = []
         self._hidden_total = 0
         self._repeated_total: dict[tuple[Any, ...], list[Any]] = {}
@@ -235,7 +238,9 @@ class Engine:
         self.namespace["_"] = value
         self._displayed.append(value)
 
-    def run_code(self, code: CodeType | list[CodeType]) -> RunResult:
+    def run_code(
+        self, code: CodeType | list[CodeType], *, interrupt_raises: bool = True, ending: Callable[[], None] | None = None
+    ) -> RunResult:
         """Execute ``code`` (or several code objects, in order, stopping at the
         first that raises) in the namespace, stepping through traced sources.
 
@@ -243,7 +248,10 @@ class Engine:
         uncaught exception (``exception`` set, its user traceback formatted,
         exit_code 1); ``SystemExit`` (``exited`` set, exit_code from it).
         KeyboardInterrupt propagates to the caller after the steps so far
-        are reported.
+        are reported; with ``interrupt_raises`` False it ends the run as
+        python ends a script with it: the program's exception, exit code 130.
+        ``ending`` runs after the code, unobserved, what it prints kept as
+        ``exit_output``: for a script, what python does as it exits.
         """
         self._steps = []
         self._hidden_total = 0
@@ -256,6 +264,7 @@ class Engine:
             self._out = OutputCapture()
             self._out.start()
         sys.displayhook = self._display
+        self._closing = (result, old_displayhook)
         try:
             with self._observing():
                 for one in code if isinstance(code, list) else [code]:
@@ -263,18 +272,50 @@ class Engine:
         except SystemExit as exc:
             result.exit_code = _exit_code(exc)
             result.exited = True
-        except KeyboardInterrupt:
-            raise
+        except KeyboardInterrupt as exc:
+            if interrupt_raises:
+                raise
+            result.exception = exc
+            result.traceback = format_user_traceback(exc)
+            result.exit_code = 130  # python dies of the SIGINT it re-raises: the shell sees 128 + 2
         except BaseException as exc:  # the user's exception, reported not raised
             result.exception = exc
             result.traceback = format_user_traceback(exc)
             result.exit_code = 1
         finally:
+            self._close_run(ending)
+        return result
+
+    def end_now(self, status: int) -> RunResult:
+        """The run as it stands, closed now: the program asked for the
+        process to end at once (``os._exit``) from inside ``run_code``."""
+        sys.settrace(None)
+        assert self._closing is not None, "end_now is for a run in progress"
+        result = self._closing[0]
+        result.exit_code, result.ended_by = status, "os._exit"
+        self._close_run(None)
+        return result
+
+    def _close_run(self, ending: Callable[[], None] | None) -> None:
+        """Finish what ``run_code`` started: open frames, output, the
+        ``ending``; fill in the result's totals."""
+        if self._closing is None:
+            return
+        result, old_displayhook = self._closing
+        self._closing = None
+        try:
             self._finish_all()
             leftover = self._take_output()  # printed after the last step finished
             result.leftover_output = leftover
             if leftover and self._steps:
                 self._steps[-1] = replace(self._steps[-1], output=self._steps[-1].output + leftover)
+            if ending is not None:
+                try:
+                    ending()
+                except BaseException:  # python reports errors of its own exit itself, and exits anyway
+                    pass
+                result.exit_output = self._take_output()
+        finally:
             if self._out is not None:
                 self._out.stop()
                 self._out = None
@@ -286,7 +327,6 @@ class Engine:
             result.value = self._displayed[-1]
             result.has_value = True
         self._displayed = []
-        return result
 
     @contextmanager
     def stepping(self) -> Iterator[list[Step]]:

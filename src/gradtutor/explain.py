@@ -11,7 +11,7 @@ import tokenize
 import types
 from contextlib import contextmanager
 from types import CodeType
-from typing import TYPE_CHECKING, Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator, NoReturn
 
 from gradtutor.environment import Environment, make_console
 from gradtutor.errors import ExitStatus, UsageError
@@ -119,12 +119,59 @@ def run_script(
         __file__=code.co_filename, __cached__=None, __loader__=loader, __spec__=None, __annotations__={}
     )
     stream = engine_options.pop("narration_stream", None)
+    on_os_exit = engine_options.pop("on_os_exit", None)
     engine = Engine(module.__dict__, max_iterations=max_iterations, **engine_options)
     engine.add_source(code.co_filename, source)
     if stream is not None:
         stream.write_through = engine.write_through
-    with _as_main_program(path, args, module):
-        return engine.run_code(code)
+    with _as_main_program(path, args, module), _os_exit_reported(engine, on_os_exit):
+        # Ctrl-C, or a KeyboardInterrupt the program raises, ends the program
+        # as it ends it under python: with its traceback and exit status 130.
+        return engine.run_code(code, interrupt_raises=False, ending=_python_exit)
+
+
+@contextmanager
+def _os_exit_reported(engine: Any, report: Callable[[RunResult], Any] | None) -> Iterator[None]:
+    """While the program runs, ``os._exit`` first closes the run and hands it
+    to ``report`` (which writes what the tutor knows: the JSON document, the
+    end of the narration), then ends the process as the program asked. The
+    program's finally blocks and atexit handlers do not run, as under python.
+    A forked child (a DataLoader worker) exits untouched."""
+    real_exit = os._exit
+
+    def exit_now(status: int) -> NoReturn:
+        if isinstance(status, int) and not engine.in_child and report is not None:
+            os._exit = real_exit
+            try:
+                report(engine.end_now(status))
+                sys.stdout.flush()
+                sys.stderr.flush()
+            except BaseException:  # whatever happens, the process ends as asked
+                pass
+        real_exit(status)
+
+    os._exit = exit_now
+    try:
+        yield
+    finally:
+        os._exit = real_exit
+
+
+def _python_exit() -> None:
+    """What python does after a script's last line, before the process ends:
+    wait for the threads the program left running (not daemons), then run
+    the atexit handlers. Either may print; the handlers run once, here."""
+    import atexit
+    import threading
+
+    current = threading.current_thread()
+    while True:
+        running = [t for t in threading.enumerate() if t is not current and not t.daemon and t.is_alive()]
+        if not running:
+            break
+        for thread in running:
+            thread.join()
+    atexit._run_exitfuncs()
 
 
 def run_explain(args: argparse.Namespace, env: Environment | None = None) -> int:
@@ -163,29 +210,36 @@ def _explain_export(
         level=level, width=args.width or 80, ascii=args.ascii, language=language, graph=getattr(args, "graph", "touched")
     )
     narrator = Narrator(book_for(language), options)
-    result = run(capture_output=True)
-    transcript = Transcript(os.path.basename(args.file), options, listings=[listing])
-    transcript.frames = [step_frame(narrator, step, i) for i, step in enumerate(result.steps, 1)]
-    if result.hidden_steps:
-        transcript.epilogue.append(_hidden_epilogue(result, narrator))
-    if result.traceback:
-        transcript.epilogue.append(result.traceback.rstrip("\n"))
-    if output:
-        write_export(transcript, args.format, output, args.step)
-    else:
-        env.stdout.write(export_document(transcript, args.format, args.step))
-        env.stdout.flush()
-    return result.exit_code
+
+    def finish(result: RunResult) -> int:
+        transcript = Transcript(os.path.basename(args.file), options, listings=[listing])
+        transcript.frames = [step_frame(narrator, step, i) for i, step in enumerate(result.steps, 1)]
+        if result.hidden_steps:
+            transcript.epilogue.append(_hidden_epilogue(result, narrator))
+        if result.traceback:
+            transcript.epilogue.append(result.traceback.rstrip("\n"))
+        if result.exit_output:
+            transcript.epilogue.append(result.exit_output.rstrip("\n"))
+        if output:
+            write_export(transcript, args.format, output, args.step)
+        else:
+            env.stdout.write(export_document(transcript, args.format, args.step))
+            env.stdout.flush()
+        return result.exit_code
+
+    return finish(run(capture_output=True, on_os_exit=finish))
 
 
 def _explain_json(args: argparse.Namespace, env: Environment, run: Callable[..., RunResult], level: str) -> int:
     from gradtutor.jsondoc import document, dumps
 
-    result = run(capture_output=True)
-    env.stdout.write(dumps(document(result, args.file, level), default=_json_default))
-    env.stdout.flush()
-    _report_internal_errors(result, env)
-    return result.exit_code
+    def finish(result: RunResult) -> int:
+        env.stdout.write(dumps(document(result, args.file, level), default=_json_default))
+        env.stdout.flush()
+        _report_internal_errors(result, env)
+        return result.exit_code
+
+    return finish(run(capture_output=True, on_os_exit=finish))
 
 
 def _hidden_epilogue(result: RunResult, narrator: Any) -> str:
@@ -244,16 +298,23 @@ def _explain_text(args: argparse.Namespace, env: Environment, run: Callable[...,
     )
     narrator = Narrator(book_for(language), options)
     printer = StepPrinter(narrator, console.print)
-    result = run(
-        on_step=printer.finish, on_begin=printer.begin, capture_output=True, narration_stream=stream, announce_hidden=False
-    )
-    stream.write_through = None
-    printer.late_output(result.leftover_output)
-    if result.hidden_steps:
-        console.print(_hidden_epilogue(result, narrator), style="dim")
-    if result.traceback:
-        env.stdout.flush()
-        env.stderr.write(result.traceback)
-        env.stderr.flush()
-    _report_internal_errors(result, env)
-    return result.exit_code
+
+    def finish(result: RunResult) -> int:
+        stream.write_through = None
+        printer.late_output(result.leftover_output)
+        if result.hidden_steps:
+            console.print(_hidden_epilogue(result, narrator), style="dim")
+        if result.traceback:
+            env.stdout.flush()
+            env.stderr.write(result.traceback)
+            env.stderr.flush()
+        if result.exit_output:  # after the traceback, as python prints them
+            env.stdout.write(result.exit_output)
+            env.stdout.flush()
+        _report_internal_errors(result, env)
+        return result.exit_code
+
+    return finish(run(
+        on_step=printer.finish, on_begin=printer.begin, capture_output=True, narration_stream=stream,
+        announce_hidden=False, on_os_exit=finish,
+    ))

@@ -39,6 +39,10 @@ def document(result: Any, file: str, level: str) -> dict[str, Any]:
         "exception": None,
         "internal_errors": [e.to_json() for e in result.internal_errors],
     }
+    if result.exit_output:
+        doc["exit_output"] = result.exit_output
+    if result.ended_by:
+        doc["ended_by"] = result.ended_by
     if result.exception is not None:
         doc["exception"] = {
             "type": type(result.exception).__name__,
