@@ -98,3 +98,31 @@ def test_the_program_ends_as_under_python_and_the_document_stays_valid(name, tmp
     text = _run("-m", "gradtutor", "explain", "--plain", str(path))
     assert text.returncode == tutor.returncode and "gradtutor:" not in text.stderr, text.stderr
     assert python.stdout.splitlines()[-1] in text.stdout
+
+
+def test_in_process_the_ending_touches_only_what_the_program_started(tmp_path, capsys):
+    """Run from a host process (a test, a notebook), the tutor runs the
+    program's atexit handlers and waits for its threads, never the host's."""
+    import atexit
+    import threading
+
+    from gradtutor.cli import main
+
+    real_register = atexit.register
+    host_calls: list[str] = []
+    release = threading.Event()
+    host_thread = threading.Thread(target=release.wait)
+    host_thread.start()
+    atexit.register(host_calls.append, "host handler ran")
+    try:
+        path = tmp_path / "prog.py"
+        path.write_text(textwrap.dedent(PROGRAMS["exit_in_atexit_order"]).lstrip())
+        assert main(["explain", "--format", "json", str(path)]) == 3
+        doc = json.loads(capsys.readouterr().out)
+        assert doc["exit_output"] == "first\nsecond\n"
+        assert host_calls == [] and host_thread.is_alive()
+        assert atexit.register is real_register  # put back after the run
+    finally:
+        release.set()
+        host_thread.join()
+        atexit.unregister(host_calls.append)

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import atexit
 import importlib.machinery
 import io
 import os
 import sys
+import threading
 import tokenize
+import traceback
 import types
 from contextlib import contextmanager
 from types import CodeType
@@ -124,10 +127,11 @@ def run_script(
     engine.add_source(code.co_filename, source)
     if stream is not None:
         stream.write_through = engine.write_through
-    with _as_main_program(path, args, module), _os_exit_reported(engine, on_os_exit):
+    with _as_main_program(path, args, module), _os_exit_reported(engine, on_os_exit), \
+            _ProgramExit().watching() as ending:
         # Ctrl-C, or a KeyboardInterrupt the program raises, ends the program
         # as it ends it under python: with its traceback and exit status 130.
-        return engine.run_code(code, interrupt_raises=False, ending=_python_exit)
+        return engine.run_code(code, interrupt_raises=False, ending=ending)
 
 
 @contextmanager
@@ -157,21 +161,56 @@ def _os_exit_reported(engine: Any, report: Callable[[RunResult], Any] | None) ->
         os._exit = real_exit
 
 
-def _python_exit() -> None:
-    """What python does after a script's last line, before the process ends:
-    wait for the threads the program left running (not daemons), then run
-    the atexit handlers. Either may print; the handlers run once, here."""
-    import atexit
-    import threading
+class _ProgramExit:
+    """What python does after a script's last line, before the process ends,
+    for what the program itself started: wait for the threads it left
+    running (not daemons), then run the atexit handlers it registered, last
+    first. Either may print. While the program runs, ``atexit.register``
+    notes its handlers (and still registers them, in case the run is cut
+    short); the ending runs them once and unregisters them. Handlers and
+    threads of the process hosting the tutor are left alone."""
 
-    current = threading.current_thread()
-    while True:
-        running = [t for t in threading.enumerate() if t is not current and not t.daemon and t.is_alive()]
-        if not running:
-            break
-        for thread in running:
-            thread.join()
-    atexit._run_exitfuncs()
+    def __init__(self) -> None:
+        self._handlers: list[tuple[Callable[..., Any], tuple[Any, ...], dict[str, Any]]] = []
+        self._threads: set[threading.Thread] = set()
+
+    @contextmanager
+    def watching(self) -> Iterator[_ProgramExit]:
+        real_register, real_unregister = atexit.register, atexit.unregister
+        handlers = self._handlers
+
+        def register(func: Callable[..., Any], *args: Any, **kwargs: Any) -> Callable[..., Any]:
+            handlers.append((func, args, kwargs))
+            return real_register(func, *args, **kwargs)
+
+        def unregister(func: Callable[..., Any]) -> None:
+            handlers[:] = [h for h in handlers if h[0] != func]
+            real_unregister(func)
+
+        self._threads = set(threading.enumerate())
+        atexit.register, atexit.unregister = register, unregister  # type: ignore[assignment]
+        try:
+            yield self
+        finally:
+            atexit.register, atexit.unregister = real_register, real_unregister
+
+    def __call__(self) -> None:
+        current = threading.current_thread()
+        while True:
+            running = [t for t in threading.enumerate()
+                       if t is not current and t not in self._threads and not t.daemon and t.is_alive()]
+            if not running:
+                break
+            for thread in running:
+                thread.join()
+        while self._handlers:
+            func, args, kwargs = self._handlers.pop()
+            atexit.unregister(func)
+            try:
+                func(*args, **kwargs)
+            except BaseException:  # as python reports it, and goes on with the next handler
+                print(f"Exception ignored in atexit callback: {func!r}", file=sys.stderr)
+                traceback.print_exc()
 
 
 def run_explain(args: argparse.Namespace, env: Environment | None = None) -> int:
