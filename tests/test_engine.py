@@ -468,3 +468,23 @@ def test_leaving_a_with_block_is_not_the_with_statement_running_again(tmp_path):
     assert "-- line 3, leaving with torch.no_grad():" in headings
     assert "-- line 6, run 2, leaving with torch.enable_grad():" in headings
     assert not any(h.startswith("-- line 3, run 2") for h in headings)
+
+
+def test_node_tags_are_kept_beside_the_graph_and_go_when_their_nodes_go():
+    """The program never sees a tag (its grad_fn.metadata stays its own), and
+    the side table does not keep the tags of nodes that died."""
+    from gradtutor import autograd_graph as ag
+
+    registry = ag.TagRegistry()
+    origin = ag.Origin(1, 3, "y = x * 2")
+    x = torch.ones(2, requires_grad=True)
+    y = x * 2
+    tag = registry.tag_graph(y.grad_fn, origin)
+    assert y.grad_fn.metadata == {} and registry.tag_of(y.grad_fn) is tag
+    y.grad_fn.metadata["the program's"] = 1
+    assert registry.tag_of(y.grad_fn) is tag and registry.sweep() == 1
+    del y
+    assert registry.sweep() == 0
+    for i in range(3 * ag._FIRST_SWEEP):
+        registry.tag_graph((x * i).grad_fn, origin)  # each node dies at once
+    assert len(registry.node_tags) < ag._FIRST_SWEEP and registry.sweep() == 0

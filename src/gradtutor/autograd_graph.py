@@ -2,13 +2,18 @@
 
 Autograd nodes cannot be weak-referenced, and holding one keeps its saved
 tensors alive, so the tutor never keeps a node between steps. Instead each
-node gets a small :class:`NodeTag` in its ``metadata`` dict the first time the
-tutor sees it. Tags mirror the graph (a tag holds the tags of the node's
-inputs), carry what the tutor learned about the node (the line that created
-it, whether a backward freed its buffers) and die with the node, because the
-node's metadata is their only owner. Leaf tensors get a :class:`LeafTag`
-from :class:`TagRegistry`, keyed by ``id`` and dropped by a weakref callback
-when the tensor dies.
+node gets a small :class:`NodeTag` the first time the tutor sees it. Tags
+mirror the graph (a tag holds the tags of the node's inputs) and carry what
+the tutor learned about the node (the line that created it, whether a
+backward freed its buffers).
+
+A node's tag is kept in a side table, out of the program's sight (its
+``grad_fn.metadata`` stays as the program left it). The table is keyed by
+the node's ``metadata`` dict, which the node owns for its whole life: while
+the table holds that dict it cannot be reused by another node, and once the
+table is its only holder the node is gone and the entry is swept. Leaf
+tensors get a :class:`LeafTag`, keyed by ``id`` and dropped by a weakref
+callback when the tensor dies.
 
 Everything after this module walks tags, never nodes.
 """
@@ -89,7 +94,7 @@ class LeafTag:
 
 
 class NodeTag:
-    """What the tutor knows about one autograd node. Lives in ``node.metadata``."""
+    """What the tutor knows about one autograd node. Lives in its registry's side table."""
 
     __slots__ = (
         "serial", "op", "origin", "sequence_nr", "children", "saved_attrs", "saved",
@@ -220,6 +225,25 @@ class TagRegistry:
         self.key = ("gradtutor", next(self._instances))
         self._next_serial = 1
         self._leaves: dict[int, LeafTag] = {}
+        # id(node.metadata) -> (that dict, the node's tag). See the module's docstring.
+        self.node_tags: dict[int, tuple[dict[Any, Any], NodeTag]] = {}
+        self._sweep_at = _FIRST_SWEEP
+
+    def _put(self, node: Any, tag: NodeTag) -> NodeTag:
+        meta = node.metadata
+        table = self.node_tags
+        table[id(meta)] = (meta, tag)
+        if len(table) >= self._sweep_at:
+            self.sweep()
+        return tag
+
+    def sweep(self) -> int:
+        """Drop the tags of nodes that died; return how many are left."""
+        table = self.node_tags
+        for key in _dead_keys(table):
+            del table[key]
+        self._sweep_at = max(_FIRST_SWEEP, 2 * len(table))
+        return len(table)
 
     def _serial(self) -> int:
         s = self._next_serial
@@ -257,7 +281,8 @@ class TagRegistry:
     # ---- autograd nodes -----------------------------------------------------
     def tag_of(self, grad_fn: Any) -> NodeTag | None:
         """The tag this registry gave ``grad_fn``, if any."""
-        return grad_fn.metadata.get(self.key)
+        entry = self.node_tags.get(id(grad_fn.metadata))
+        return entry[1] if entry is not None else None
 
     def tag_graph(self, grad_fn: Any, origin: Origin) -> NodeTag | None:
         """Tag ``grad_fn`` and every untagged node below it; return its tag.
@@ -269,24 +294,23 @@ class TagRegistry:
         """
         if grad_fn is None:
             return None
-        key = self.key
-        meta = grad_fn.metadata
-        tag = meta.get(key)
-        if tag is not None:
-            return tag
+        table = self.node_tags
+        entry = table.get(id(grad_fn.metadata))
+        if entry is not None:
+            return entry[1]
         children: list[NodeTag | LeafTag] = []
         for child, _ in grad_fn.next_functions:
             if child is None:
                 continue
-            child_tag = child.metadata.get(key)
-            if child_tag is None:
-                if type(child) is _ACCUMULATE:
-                    child_tag = self.leaf_tag(child.variable)
-                else:
-                    child_tag = self._tag_deep(child, origin)
+            child_entry = table.get(id(child.metadata))
+            if child_entry is not None:
+                child_tag: NodeTag | LeafTag = child_entry[1]
+            elif type(child) is _ACCUMULATE:
+                child_tag = self.leaf_tag(child.variable)
+            else:
+                child_tag = self._tag_deep(child, origin)
             children.append(child_tag)
-        tag = meta[key] = self._new_tag(grad_fn, origin, tuple(children))
-        return tag
+        return self._put(grad_fn, self._new_tag(grad_fn, origin, tuple(children)))
 
     def _new_tag(self, node: Any, origin: Origin, children: tuple[NodeTag | LeafTag, ...]) -> NodeTag:
         shape, dtype = _output_meta(node)
@@ -303,19 +327,18 @@ class TagRegistry:
 
     def _tag_deep(self, grad_fn: Any, origin: Origin) -> NodeTag:
         """Post-order over untagged nodes: children are tagged before parents."""
-        key = self.key
+        table = self.node_tags
         stack: list[tuple[Any, bool]] = [(grad_fn, False)]
         while stack:
             node, expanded = stack.pop()
-            meta = node.metadata
-            if key in meta:
+            if id(node.metadata) in table:
                 continue
             nexts = node.next_functions
             if not expanded:
                 untagged = [
                     child
                     for child, _ in nexts
-                    if child is not None and type(child) is not _ACCUMULATE and key not in child.metadata
+                    if child is not None and type(child) is not _ACCUMULATE and id(child.metadata) not in table
                 ]
                 if untagged:
                     stack.append((node, True))
@@ -325,12 +348,11 @@ class TagRegistry:
             for child, _ in nexts:
                 if child is None:
                     continue
-                tag = child.metadata.get(key)
-                if tag is None:  # only AccumulateGrad is left untagged
-                    tag = self.leaf_tag(child.variable)
-                children.append(tag)
-            meta[key] = self._new_tag(node, origin, tuple(children))
-        return grad_fn.metadata[key]
+                entry = table.get(id(child.metadata))
+                # Only AccumulateGrad is left untagged.
+                children.append(entry[1] if entry is not None else self.leaf_tag(child.variable))
+            self._put(node, self._new_tag(node, origin, tuple(children)))
+        return table[id(grad_fn.metadata)][1]
 
     def tag_tensor(self, tensor: torch.Tensor, origin: Origin) -> NodeTag | LeafTag:
         """The tag of a tensor's place in the graph: its grad_fn's, or its own as a leaf."""
@@ -353,7 +375,7 @@ class TagRegistry:
         origin = Origin(exec_id, None, label=fn.name().removeprefix("torch::autograd::"))
         self.tag_graph(fn, origin)
         for node in iter_nodes([fn]):
-            tag = node.metadata.get(self.key)
+            tag = self.tag_of(node)
             if tag is not None and tag.origin is origin and tag.saved_attrs:
                 tag.saved = read_saved_state(node, tag.saved_attrs)
 
@@ -394,10 +416,8 @@ class TagRegistry:
         ran = _nodes_leading_to(nodes, targets) if targets else {id(n) for n in nodes}
         freed = 0
         for node in nodes:
-            tag = node.metadata.get(self.key)
-            if tag is None:
-                tag = self.tag_graph(node, UNKNOWN_ORIGIN)
-            if tag.saved != SAVED_PRESENT or id(node) not in ran:
+            tag = self.tag_of(node) or self.tag_graph(node, UNKNOWN_ORIGIN)
+            if tag is None or tag.saved != SAVED_PRESENT or id(node) not in ran:
                 continue
             if stopped_at is not None and tag.sequence_nr <= stopped_at.sequence_nr:
                 continue
@@ -420,7 +440,7 @@ class TagRegistry:
         """
         best: NodeTag | None = None
         for node in iter_nodes(grad_fns):
-            tag = node.metadata.get(self.key)
+            tag = self.tag_of(node)
             if tag is None or not tag.saved_attrs:
                 continue
             current = tag.saved if known else read_saved_state(node, tag.saved_attrs)
@@ -432,6 +452,26 @@ class TagRegistry:
 
 
 _ACCUMULATE = getattr(torch._C._functions, "AccumulateGrad")
+_FIRST_SWEEP = 4096  # side-table entries before the first sweep; then twice the live ones
+
+
+def _dead_keys(table: dict[int, tuple[dict[Any, Any], NodeTag]]) -> list[int]:
+    """Keys whose metadata dict nobody but the table holds: the node died.
+    (Counted in one place, so the count of an unshared dict is measured by
+    the same code that counts.)"""
+    return [key for key, entry in table.items() if sys.getrefcount(entry[0]) <= _ALONE]
+
+
+def _alone_count() -> int:
+    probe: dict[int, tuple[dict[Any, Any], Any]] = {0: ({}, None)}
+    key, entry = next(iter(probe.items()))
+    del key
+    count = sys.getrefcount(entry[0])
+    del entry
+    return count
+
+
+_ALONE = _alone_count()
 
 
 @contextmanager

@@ -274,7 +274,7 @@ class CallObserver(TorchFunctionMode):
         self._signatures: dict[Any, tuple[tuple[str, ...] | None, frozenset[str]]] = {}
         self._kinds: dict[Any, Any] = {}
         self._trace: Any = None  # the stepper's trace function, off while a handler runs
-        self._key = registry.key
+        self._node_tags = registry.node_tags
 
     # ---- dispatch -----------------------------------------------------------
     def _classify(self, func: Any) -> Any:
@@ -349,7 +349,7 @@ class CallObserver(TorchFunctionMode):
         # already, the usual case of a plain op, needs nothing.)
         if isinstance(out, torch.Tensor):
             fn = out.grad_fn
-            if fn is None or self._key in fn.metadata:  # type: ignore[operator]
+            if fn is None or id(fn.metadata) in self._node_tags:
                 return out
         elif not isinstance(out, (tuple, list)):
             return out
