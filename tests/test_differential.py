@@ -193,3 +193,85 @@ def test_an_exception_whose_str_raises_ends_as_under_python(tmp_path):
     doc = json.loads(done.stdout)
     assert done.returncode == 1 and doc["internal_errors"] == []
     assert doc["exception"]["message"] == "<exception str() failed>"
+
+
+def test_a_recursion_as_deep_as_python_allows_works_under_the_tutor(tmp_path):
+    """The tutor's frames under the program and its trace function on top
+    of it take none of the program's recursion depth; the program reads and
+    sets the limit it has under python."""
+    probe = tmp_path / "probe.py"
+    probe.write_text(
+        "import sys\n"
+        "def depth(n):\n"
+        "    return 0 if n == 0 else 1 + depth(n - 1)\n"
+        "deepest = 0\n"
+        "for n in range(sys.getrecursionlimit() - 40, sys.getrecursionlimit() + 1):\n"
+        "    try:\n"
+        "        depth(n)\n"
+        "    except RecursionError:\n"
+        "        break\n"
+        "    deepest = n\n"
+        "print(deepest)\n"
+    )
+    deepest = int(subprocess.run([sys.executable, str(probe)], capture_output=True, text=True, check=True).stdout)
+    program = tmp_path / "deep.py"
+    program.write_text(
+        "import sys\n"
+        "import torch\n"
+        "x = torch.ones(2, requires_grad=True)\n"
+        "def depth(n):\n"
+        "    return x.sum() * 0 if n == 0 else 1 + depth(n - 1)\n"
+        f"print(depth({deepest - 8}))\n"  # a torch call at the bottom takes a few frames under python too
+        "print(sys.getrecursionlimit())\n"
+        "sys.setrecursionlimit(3000)\n"
+        "print(sys.getrecursionlimit(), depth(2980).item())\n"
+    )
+    python = subprocess.run([sys.executable, str(program)], capture_output=True, text=True, check=True).stdout
+    before = sys.getrecursionlimit()
+    try:
+        doc = explain_json(program)  # also: no internal error on the way down and back
+        # The program's own setting outlives its run (as in a shell session), without the tutor's room.
+        assert sys.getrecursionlimit() == 3000
+    finally:
+        sys.setrecursionlimit(before)
+    assert "".join(step["output"] for step in doc["steps"]) == python and doc["exception"] is None
+
+
+OWN_TRACER = """
+import sys
+import torch
+seen = []
+def tracer(frame, event, arg):
+    if event == "call":
+        seen.append(frame.f_code.co_name)
+    return None
+def f(x):
+    return x * 2
+x = torch.ones(2, requires_grad=True)
+print("before:", sys.gettrace())
+sys.settrace(tracer)
+y = f(x)
+z = f(y)
+sys.settrace(None)
+print(sorted(set(seen)), sys.gettrace())
+print("done", z.sum().item())
+"""
+
+
+def test_a_program_that_sets_its_own_tracer_gets_the_trace_python_gives_it(tmp_path):
+    """The tutor steps aside with one line: the program's tracer sees only
+    the program's frames (not the tutor's torch function mode), and
+    ``sys.gettrace`` answers as under python."""
+    path = tmp_path / "own_tracer.py"
+    path.write_text(OWN_TRACER)
+    python = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, check=True).stdout
+    assert python == "before: None\n['f'] None\ndone 8.0\n"
+    tutor = subprocess.run([sys.executable, "-m", "gradtutor", "explain", "--format", "json", str(path)],
+                           capture_output=True, text=True, timeout=300)
+    doc = json.loads(tutor.stdout)
+    assert "".join(step["output"] for step in doc["steps"]) == python and doc["exit_code"] == 0
+    assert doc["internal_errors"] == [{"file": str(path), "line": 13, "stopped": True,
+                                       "message": "the program set its own trace function (sys.settrace)"}]
+    assert tutor.stderr == ("gradtutor: narration stopped at line 13 of own_tracer.py: the program set its own "
+                            "trace function (sys.settrace); the rest of the program ran unchanged, without narration\n")
+    assert [step["line"] for step in doc["steps"]][-1] == 13  # nothing narrated after it

@@ -28,6 +28,7 @@ from contextlib import contextmanager
 import torch
 
 from gradtutor import autograd_graph as ag
+from gradtutor import depth
 from gradtutor.capture import OutputCapture
 from gradtutor.events import NameTracker, detect_events, is_routine, with_growth_sizes
 from gradtutor.model import Event, Snapshot, Step
@@ -41,6 +42,9 @@ _CO_SUSPENDABLE = 0x0020 | 0x0080 | 0x0200  # generator, coroutine, async genera
 _YIELD_VALUE = dis.opmap["YIELD_VALUE"]
 _RESUME = dis.opmap.get("RESUME", -1)  # 3.11+
 _YIELD_FROM = dis.opmap.get("YIELD_FROM")  # 3.10 only
+# Python's own, kept: while a program runs, sys.settrace and sys.gettrace are
+# the program's (see Engine._trace_functions_for_the_program).
+_settrace, _gettrace = sys.settrace, sys.gettrace
 _QUIET_EXCEPTIONS = (StopIteration, StopAsyncIteration, GeneratorExit, SystemExit, KeyboardInterrupt)
 
 
@@ -137,7 +141,7 @@ def _silence_in_child() -> None:
     for engine in list(_engines):
         engine.in_child = True
         engine.observer.paused = True
-    sys.settrace(None)
+    _settrace(None)
 
 
 if hasattr(os, "register_at_fork"):
@@ -198,6 +202,8 @@ class Engine:
         self._displayed: list[Any] = []
         self.internal_errors: list[InternalError] = []  # the tutor's own failures while tracing
         self.in_child = False  # a forked child process: it never narrates
+        self._handed_over = False  # the program set its own trace function: the tutor stepped aside
+        self._observer_pushed = False
         _engines.add(self)
         self._counts: dict[tuple[Any, str, int], int] = {}  # executions of each statement
         self._shown: dict[tuple[Any, int], set[tuple[Any, ...]]] = {}  # event kinds shown per statement
@@ -266,7 +272,8 @@ class Engine:
         sys.displayhook = self._display
         self._closing = (result, old_displayhook)
         try:
-            with self._observing():
+            # The code's first frame sits on this one: under python it would be the stack's first.
+            with self._observing(below=depth.frames_below(sys._getframe())):
                 for one in code if isinstance(code, list) else [code]:
                     exec(one, self.namespace)
         except SystemExit as exc:
@@ -289,7 +296,7 @@ class Engine:
     def end_now(self, status: int) -> RunResult:
         """The run as it stands, closed now: the program asked for the
         process to end at once (``os._exit``) from inside ``run_code``."""
-        sys.settrace(None)
+        _settrace(None)
         assert self._closing is not None, "end_now is for a run in progress"
         result = self._closing[0]
         result.exit_code, result.ended_by = status, "os._exit"
@@ -367,17 +374,20 @@ class Engine:
             )
 
     @contextmanager
-    def _observing(self) -> Iterator[None]:
-        old_trace = sys.gettrace()
+    def _observing(self, below: int = 0) -> Iterator[None]:
+        """Observe the code run in the block. ``below``: frames of the tutor
+        (and its caller) under the code's first, which python would not have."""
+        old_trace = _gettrace()
         old_showwarning = warnings.showwarning
         self.observer.paused = False
+        self._handed_over = False
         warnings.showwarning = _at_user_location(old_showwarning)
-        with self.observer:
-            sys.settrace(self._global_trace)
+        with depth.reserved(below), self._observer_on(), self._trace_functions_for_the_program():
+            _settrace(self._global_trace)
             try:
                 yield
             finally:
-                if sys.gettrace() is None:
+                if _gettrace() is None and not self._handed_over:
                     # Python turns the tracer off when calling it fails (a
                     # RecursionError at the recursion limit). Where it
                     # happened: the tutor's last failure, else its last step.
@@ -390,9 +400,72 @@ class Engine:
                         "Python turned the tracer off after an error in calling it (such as a RecursionError "
                         "at the recursion limit)", stopped=True,
                     ))
-                sys.settrace(old_trace)
+                _settrace(old_trace)
                 if getattr(warnings.showwarning, "_gradtutor", False):
                     warnings.showwarning = old_showwarning
+
+    @contextmanager
+    def _observer_on(self) -> Iterator[None]:
+        """The observer's torch function mode, on for the block unless the
+        program took over tracing (see ``_hand_over``), which takes it off."""
+        self.observer.__enter__()
+        self._observer_pushed = True
+        try:
+            yield
+        finally:
+            if self._observer_pushed:
+                self._observer_pushed = False
+                self.observer.__exit__(None, None, None)
+
+    @contextmanager
+    def _trace_functions_for_the_program(self) -> Iterator[None]:
+        """``sys.gettrace`` answers the program as python would (its own trace
+        function, or None); ``sys.settrace`` from the program hands tracing
+        over to it (a debugger, a coverage tool, its own tracer)."""
+        ours = self._global_trace
+
+        def gettrace() -> Any:
+            trace = _gettrace()
+            return None if trace == ours else trace
+
+        def settrace(function: Any) -> None:
+            if not self._handed_over:
+                self._hand_over(sys._getframe(1), "sys.settrace")
+            _settrace(function)
+
+        gettrace.__doc__, settrace.__doc__ = _gettrace.__doc__, _settrace.__doc__
+        sys.gettrace, sys.settrace = gettrace, settrace
+        try:
+            yield
+        finally:
+            sys.gettrace, sys.settrace = _gettrace, _settrace
+
+    def _hand_over(self, frame: FrameType, what: str) -> None:
+        """The program installs its own trace function: its steps so far are
+        finished, narration stops with one line saying so, and the tutor
+        steps aside (no local trace functions on the program's frames, no
+        torch function mode) so that the program's tracer sees only what it
+        would see under python."""
+        self._handed_over = True
+        sys.gettrace, sys.settrace = _gettrace, _settrace  # python's own again, for the rest of the run
+        self.internal_errors.append(InternalError(
+            frame.f_code.co_filename, frame.f_lineno, f"the program set its own trace function ({what})", stopped=True
+        ))
+        below: FrameType | None = frame
+        while below is not None:  # the statements running now end their steps here
+            state = self._frames.get(id(below.f_globals) if below.f_code.co_name == "<module>" else id(below))
+            if state is not None and state.stmt is not None:
+                self._finish(below, state)
+                state.stmt = None
+            if below.f_trace is not None and getattr(below.f_trace, "__self__", None) is self:
+                below.f_trace = None
+            below = below.f_back
+        self._finish_all()
+        self.observer.paused = True
+        count = torch._C._len_torch_function_stack()
+        if self._observer_pushed and count and torch._C._get_function_stack_at(count - 1) is self.observer:
+            self._observer_pushed = False
+            self.observer.__exit__(None, None, None)
 
     def snapshot_now(self) -> Snapshot:
         """The module namespace as it is now, without counting as a step."""
