@@ -275,3 +275,49 @@ def test_a_program_that_sets_its_own_tracer_gets_the_trace_python_gives_it(tmp_p
     assert tutor.stderr == ("gradtutor: narration stopped at line 13 of own_tracer.py: the program set its own "
                             "trace function (sys.settrace); the rest of the program ran unchanged, without narration\n")
     assert [step["line"] for step in doc["steps"]][-1] == 13  # nothing narrated after it
+
+
+FAULTS_PROGRAM = """
+import torch
+x = torch.ones(2, requires_grad=True)
+y = (x * 3).sum()
+y.backward()
+print(x.grad)
+try:
+    y.backward()
+except RuntimeError as error:
+    print("caught", type(error).__name__)
+z = x.detach()
+x.data.mul_(2)
+h = x * 2
+h.retain_grad()
+print("ok", z, h.requires_grad)
+"""
+
+
+@pytest.mark.parametrize("where", ["_new_tag", "leaf_tag", "tag_graph", "mark_freed", "first_failing_node"])
+def test_a_failure_of_the_tutors_own_never_reaches_the_program(where, tmp_path, monkeypatch, capsys):
+    """Made to fail at one place in the tutor, the tutor reports it on one
+    line per step, and the program runs as it does without the tutor:
+    same output, no exception, exit status 0."""
+    from gradtutor import autograd_graph as ag
+    from gradtutor.cli import main
+
+    path = tmp_path / "prog.py"
+    path.write_text(FAULTS_PROGRAM)
+    assert main(["explain", "--format", "json", str(path)]) == 0
+    clean = json.loads(capsys.readouterr().out)
+
+    def fail(*args, **kwargs):
+        raise RuntimeError(f"failure planted in {where}")
+
+    monkeypatch.setattr(ag.TagRegistry, where, fail)
+    assert main(["explain", "--format", "json", str(path)]) == 0
+    captured = capsys.readouterr()
+    doc = json.loads(captured.out)
+    output = "".join(step["output"] for step in doc["steps"])
+    assert output == "".join(step["output"] for step in clean["steps"])
+    assert output.startswith("tensor([3., 3.])\ncaught RuntimeError\nok tensor([2., 2.]) True")
+    assert doc["exception"] is None and doc["internal_errors"]
+    assert all(e["message"] == f"RuntimeError: failure planted in {where}" for e in doc["internal_errors"])
+    assert captured.err.count("gradtutor: could not follow line") == len({e["line"] for e in doc["internal_errors"]})

@@ -35,7 +35,7 @@ from gradtutor.model import Event, Snapshot, Step
 from gradtutor.observer import CallObserver, DetachRecord, LineContext
 from gradtutor.snapshot import Snapshotter, StepNames, is_tracked_name, scan_names
 from gradtutor.source_index import SourceIndex, StatementInfo
-from gradtutor.tracebacks import OVERRIDES_FILE, format_user_traceback, is_tutor_file
+from gradtutor.tracebacks import OVERRIDES_FILE, exception_text, format_user_traceback, is_tutor_file
 
 _CO_OPTIMIZED = 0x0001
 _CO_SUSPENDABLE = 0x0020 | 0x0080 | 0x0200  # generator, coroutine, async generator
@@ -193,6 +193,7 @@ class Engine:
         self._next_exec = 0
         self._seen_exceptions: dict[int, BaseException] = {}
         self._out: OutputCapture | None = None
+        self._orphan_output = ""  # what a step the tutor failed on printed (see _finish)
         self._closing: tuple[RunResult, Any] | None = None  # the run in progress and the displayhook to restore
         self._steps: list[Step] = []
         self._hidden_total = 0
@@ -675,6 +676,9 @@ class Engine:
         try:
             iteration = self._counts.get((state.code, state.code.co_filename, stmt.start), 1)
             output = self._take_output()
+            # Kept until the step is made: if the tutor fails on this step, the
+            # output goes with the next one (see _take_output), never lost.
+            self._orphan_output = output
             # (A function's f_locals is made anew on each read: read it once.)
             own = frame.f_globals if state.is_module else frame.f_locals
             scope = StepNames(own)
@@ -724,6 +728,8 @@ class Engine:
             if exception is not None:
                 observer.error_details.pop(id(exception), None)
             events = [_with_origins(e) for e in events]
+            if observer.failures:
+                events = self._failed_observing(state, stmt.start, events)
             state.exception = None
             hidden = likely_hidden and self._seen_before((state.code, stmt.start), events)
             if hidden and not output:
@@ -739,6 +745,7 @@ class Engine:
                 snapshot = self.snapshotter.take(namespace, origin=state.origin, frame_key=state.key, names_current=True)
                 events = with_growth_sizes(events, snapshot)
             grad_changes = self._grad_changes(namespace, snapshot)
+            self._orphan_output = ""
             step = Step(
                 index=state.origin.exec_id,
                 line=stmt.start,
@@ -766,6 +773,17 @@ class Engine:
             if quiet_reads is not None:
                 quiet_reads.__exit__(None, None, None)
             observer.paused = False
+
+    def _failed_observing(self, state: _Frame, line: int, events: list[Event]) -> list[Event]:
+        """The observer failed during this step (see ``CallObserver._recover``):
+        the failure is reported with the step, whose events, incomplete, are dropped."""
+        mine = [exc for exec_id, exc in self.observer.failures if exec_id == state.origin.exec_id]
+        if not mine:
+            return events
+        self.observer.failures = [f for f in self.observer.failures if f[0] != state.origin.exec_id]
+        failure = f"{type(mine[0]).__name__}: {exception_text(mine[0])}"
+        self.internal_errors.append(InternalError(state.filename, line, failure))
+        return []
 
     def _nothing_happened(self, own: Mapping[str, Any], scope: StepNames, state: _Frame) -> bool:
         """Did the statement leave everything the tutor reports as it was? No
@@ -896,7 +914,8 @@ class Engine:
             self.registry.assign_parts(origin, outputs)
 
     def _take_output(self) -> str:
-        return self._out.take() if self._out is not None else ""
+        orphan, self._orphan_output = self._orphan_output, ""
+        return orphan + (self._out.take() if self._out is not None else "")
 
     def write_through(self, text: str) -> bool:
         """Write to the real standard output while output is being captured;

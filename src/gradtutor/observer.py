@@ -239,6 +239,17 @@ def _tensors_in(value: Any) -> list[torch.Tensor]:
     return []
 
 
+class _Call:
+    """The outcome of the program's own call, as the observer saw it."""
+
+    __slots__ = ("done", "result", "error")
+
+    def __init__(self) -> None:
+        self.done = False
+        self.result: Any = None
+        self.error: BaseException | None = None
+
+
 class CallObserver(TorchFunctionMode):
     """The mode that watches the user's torch calls. ``paused`` lets the tutor's
     own bookkeeping run without being observed."""
@@ -274,6 +285,9 @@ class CallObserver(TorchFunctionMode):
         self._signatures: dict[Any, tuple[tuple[str, ...] | None, frozenset[str]]] = {}
         self._kinds: dict[Any, Any] = {}
         self._trace: Any = None  # the stepper's trace function, off while a handler runs
+        self._call: _Call | None = None  # the call being observed (calls nest: hooks, custom Functions)
+        # (statement execution, exception): failures of the tutor's own while observing.
+        self.failures: list[tuple[int, BaseException]] = []
         self._node_tags = registry.node_tags
 
     # ---- dispatch -----------------------------------------------------------
@@ -310,6 +324,32 @@ class CallObserver(TorchFunctionMode):
         if self.paused:
             return func(*args, **kwargs)
         self.calls += 1
+        call = _Call()
+        outer_call, self._call = self._call, call
+        try:
+            return self._observe(call, func, args, kwargs)
+        except BaseException as exc:
+            if exc is call.error or isinstance(exc, (Warning, KeyboardInterrupt, SystemExit)):
+                raise  # the program's own (a warning its filters make an error included)
+            return self._recover(exc, call, func, args, kwargs)
+        finally:
+            self._call = outer_call
+
+    def _recover(self, exc: BaseException, call: _Call, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        """The tutor failed while observing a call: the program must not see
+        it. Observation stops for the rest of the step (the engine reports
+        the failure with the step) and the call ends as it would without the
+        tutor: its result, its exception, or, when the failure came before
+        it, the call made now."""
+        self.failures.append((self.context.origin.exec_id, exc))
+        self.paused = True
+        if call.error is not None:
+            raise call.error
+        if call.done:
+            return call.result
+        return func(*args, **kwargs)
+
+    def _observe(self, call: _Call, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         try:
             kind = self._kinds.get(func)
         except TypeError:
@@ -317,7 +357,12 @@ class CallObserver(TorchFunctionMode):
         if kind is None:
             kind = self._classify(func)
         if kind is _PLAIN:
-            out = func(*args, **kwargs)
+            try:
+                out = func(*args, **kwargs)
+            except BaseException as exc:
+                call.error = exc
+                raise
+            call.done, call.result = True, out
         else:
             # The tutor's own bookkeeping runs with the stepper's trace function
             # off (each of its Python calls would be a traced call, several
@@ -366,15 +411,26 @@ class CallObserver(TorchFunctionMode):
 
     def _run(self, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         """Call the user's torch function as the program would: traced again
-        (it may call back into the user's code: hooks, a custom Function)."""
+        (it may call back into the user's code: hooks, a custom Function).
+        Its outcome is noted in the call's slot (see ``_recover``)."""
+        call = self._call
         trace = self._trace
-        if trace is None:
-            return func(*args, **kwargs)
-        _settrace(trace)
         try:
-            return func(*args, **kwargs)
-        finally:
-            _settrace(None)
+            if trace is None:
+                out = func(*args, **kwargs)
+            else:
+                _settrace(trace)
+                try:
+                    out = func(*args, **kwargs)
+                finally:
+                    _settrace(None)
+        except BaseException as exc:
+            if call is not None:
+                call.error = exc
+            raise
+        if call is not None:
+            call.done, call.result = True, out
+        return out
 
     def _after_call(self, args: tuple[Any, ...], out: Any) -> None:
         if not _grad_enabled():
