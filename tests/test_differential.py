@@ -321,3 +321,43 @@ def test_a_failure_of_the_tutors_own_never_reaches_the_program(where, tmp_path, 
     assert doc["exception"] is None and doc["internal_errors"]
     assert all(e["message"] == f"RuntimeError: failure planted in {where}" for e in doc["internal_errors"])
     assert captured.err.count("gradtutor: could not follow line") == len({e["line"] for e in doc["internal_errors"]})
+
+
+ANOMALY_AND_STACKLEVEL = """
+import warnings
+import torch
+def helper():
+    warnings.warn("points at the caller", UserWarning, stacklevel=2)
+def outer():
+    helper()
+outer()
+torch.autograd.set_detect_anomaly(True)
+x = torch.tensor([1.0], requires_grad=True)
+def f(t):
+    return (t * 0).sqrt().div(t * 0)
+y = f(x)
+print(len(y.grad_fn.metadata["traceback_"]))
+y.backward()
+"""
+
+
+def test_warnings_and_anomaly_traces_read_as_under_python(tmp_path):
+    """stacklevel= points where python points, and the forward trace anomaly
+    mode prints (and keeps in the node's metadata) shows the program's frames
+    only, not the tutor's under and around them."""
+    path = tmp_path / "anomaly.py"
+    path.write_text(ANOMALY_AND_STACKLEVEL)
+    python = subprocess.run([sys.executable, str(path)], capture_output=True, text=True)
+    assert "Traceback of forward call that caused the error" in python.stderr
+    assert f'File "{path}", line 13, in <module>' in python.stderr
+    text, document = (
+        subprocess.run([sys.executable, "-m", "gradtutor", "explain", *mode, str(path)],
+                       capture_output=True, text=True, timeout=300)
+        for mode in (["--plain"], ["--format", "json"])
+    )
+    assert text.returncode == document.returncode == python.returncode == 1
+    assert text.stderr == python.stderr
+    # JSON: the warnings on stderr as python prints them; the traceback is in the document.
+    doc = json.loads(document.stdout)
+    assert document.stderr + doc["exception"]["traceback"] == python.stderr
+    assert "".join(step["output"] for step in doc["steps"]) == python.stdout

@@ -21,14 +21,16 @@ Everything after this module walks tags, never nodes.
 from __future__ import annotations
 
 import itertools
+import re
 import sys
 from contextlib import contextmanager
 import weakref
-from typing import Any, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 import torch
 
 from gradtutor.model import SAVED_FREED, SAVED_MODIFIED, SAVED_NONE, SAVED_PRESENT
+from gradtutor.tracebacks import is_tutor_file
 
 # Substrings of torch's error texts, stable across versions (see the guide:
 # match causes, not whole messages).
@@ -228,6 +230,9 @@ class TagRegistry:
         # id(node.metadata) -> (that dict, the node's tag). See the module's docstring.
         self.node_tags: dict[int, tuple[dict[Any, Any], NodeTag]] = {}
         self._sweep_at = _FIRST_SWEEP
+        # Which files are the program's (the engine's answer): set, the
+        # forward traces anomaly mode keeps show the program's frames only.
+        self.is_user_file: Callable[[str], bool] | None = None
 
     def _put(self, node: Any, tag: NodeTag) -> NodeTag:
         meta = node.metadata
@@ -313,6 +318,8 @@ class TagRegistry:
         return self._put(grad_fn, self._new_tag(grad_fn, origin, tuple(children)))
 
     def _new_tag(self, node: Any, origin: Origin, children: tuple[NodeTag | LeafTag, ...]) -> NodeTag:
+        if self.is_user_file is not None and torch.is_anomaly_enabled():
+            _forward_trace_as_python_keeps_it(node, self.is_user_file)
         shape, dtype = _output_meta(node)
         return NodeTag(
             self._serial(),
@@ -452,6 +459,28 @@ class TagRegistry:
 
 
 _ACCUMULATE = getattr(torch._C._functions, "AccumulateGrad")
+_ANOMALY_TRACE_KEY = "traceback_"  # where anomaly mode keeps a node's forward trace
+_FRAME_FILE = re.compile(r'\s*File "([^"]*)"')
+
+
+def _forward_trace_as_python_keeps_it(node: Any, is_user_file: Callable[[str], bool]) -> None:
+    """With ``torch.autograd.set_detect_anomaly(True)`` each node keeps the
+    stack it was made on (torch prints it when its backward fails). Made
+    under the tutor, that stack starts with the tutor's frames and ends in
+    its observer: keep it as python would have, from the program's first
+    frame, without the tutor's."""
+    try:
+        trace = node.metadata.get(_ANOMALY_TRACE_KEY)
+    except (AttributeError, RuntimeError):
+        return
+    if not isinstance(trace, list) or not trace:
+        return
+    files = [_FRAME_FILE.match(entry) for entry in trace]
+    first = next((i for i, m in enumerate(files) if m is not None and is_user_file(m.group(1))), None)
+    if first is None:
+        return
+    kept = [entry for entry, m in zip(trace[first:], files[first:]) if m is None or not is_tutor_file(m.group(1))]
+    node.metadata[_ANOMALY_TRACE_KEY] = kept
 _FIRST_SWEEP = 4096  # side-table entries before the first sweep; then twice the live ones
 
 

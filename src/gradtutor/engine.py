@@ -180,6 +180,7 @@ class Engine:
         self.max_iterations = max_iterations
         self.capture_output = capture_output
         self.registry = ag.TagRegistry()
+        self.registry.is_user_file = self._is_user_file
         self.context = LineContext()
         self.observer = CallObserver(self.registry, self.context, is_user_file=self._is_user_file)
         self.snapshotter = Snapshotter(self.registry)
