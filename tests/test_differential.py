@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -361,3 +362,52 @@ def test_warnings_and_anomaly_traces_read_as_under_python(tmp_path):
     doc = json.loads(document.stdout)
     assert document.stderr + doc["exception"]["traceback"] == python.stderr
     assert "".join(step["output"] for step in doc["steps"]) == python.stdout
+
+
+CAUGHT_ERRORS_LOOP = """
+import resource
+import torch
+def check(t):
+    raise ValueError("bad value")
+def one_round():
+    w = torch.randn(10_000_000, requires_grad=True)  # 40 MB
+    loss = (w * 2).sum()
+    loss.backward()
+    try:
+        loss.backward()
+    except RuntimeError:
+        pass
+for i in range(12):
+    w = torch.randn(10_000_000, requires_grad=True)
+    loss = (w * 2).sum()
+    loss.backward()
+    try:
+        loss.backward()
+    except RuntimeError:
+        pass
+    try:
+        check(w)
+    except ValueError:
+        pass
+    one_round()
+print("peak MB", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)
+"""
+
+
+def test_caught_errors_in_a_loop_cost_no_more_memory_than_under_python(tmp_path):
+    """Each round makes 40 MB tensors and catches errors that hold them in
+    their tracebacks: python frees each round's at once, and so must the
+    tutor (peak RSS within 20% of python's, text and JSON)."""
+    path = tmp_path / "caught_loop.py"
+    path.write_text(CAUGHT_ERRORS_LOOP)
+    # Large blocks always from mmap, in both runs: then RSS follows what is
+    # alive, not where glibc's moving threshold happened to place 40 MB blocks.
+    env = {**os.environ, "MALLOC_MMAP_THRESHOLD_": str(1 << 20)}
+    python = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, check=True, env=env)
+    peak = int(python.stdout.split()[-1])
+    for mode in (["--format", "json"], ["--plain"]):
+        tutor = subprocess.run([sys.executable, "-m", "gradtutor", "explain", *mode, str(path)],
+                               capture_output=True, text=True, timeout=300, env=env)
+        printed = tutor.stdout if "json" not in mode else "".join(s["output"] for s in json.loads(tutor.stdout)["steps"])
+        tutor_peak = int(printed.split("peak MB ")[-1].split()[0])
+        assert tutor_peak <= 1.2 * peak, (mode, tutor_peak, peak)

@@ -368,3 +368,29 @@ def test_an_explanation_is_given_once_per_input():
     assert said.count("so the new gradient was added") == 1  # why: once
     again = _said(session.execute("loss = (w * 3 + b).sum()\nloss.backward()\n"))
     assert again.count("so the new gradient was added") == 1  # a new input explains again
+
+
+def test_an_error_in_one_input_pins_no_tensor_for_the_rest_of_the_session():
+    """What the shell keeps of an input's exception (its traceback, the
+    explanation, :explain's event) holds none of the tensors the input made."""
+    import gc
+    import weakref
+
+    session = ShellSession(ShellSettings(width=80))
+    session.execute("import weakref")
+    session.execute("w = torch.randn(100, 100, requires_grad=True)\nloss = (w * 2).sum()\nloss.backward()")
+    session.execute("refs = [weakref.ref(w), weakref.ref(loss)]")
+    def said(text: str) -> str:
+        from rich.console import Console
+
+        console = Console(file=io.StringIO(), width=100, color_system=None)
+        console.print(*session.execute(text).renderables)
+        return console.file.getvalue()
+
+    assert "ValueError: bad" in said("def check(t):\n    raise ValueError('bad')\ncheck(w)")  # its frame held w
+    assert "Trying to backward through the graph a second time" in said("loss.backward()")
+    assert "Backward through a graph whose saved tensors were freed" in said(":explain")
+    refs = session.namespace["refs"]
+    session.execute("del w, loss")
+    gc.collect()
+    assert [r() for r in refs] == [None, None]

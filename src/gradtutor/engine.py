@@ -192,7 +192,9 @@ class Engine:
         self._stack: list[_Frame] = []
         self._trackers: dict[int, NameTracker] = {}
         self._next_exec = 0
-        self._seen_exceptions: dict[int, BaseException] = {}
+        # Exceptions a user frame passed to library code unreported, by id: reported
+        # where they come back into the user's code (see _raised_here).
+        self._withdrawn: dict[int, BaseException] = {}
         self._out: OutputCapture | None = None
         self._orphan_output = ""  # what a step the tutor failed on printed (see _finish)
         self._closing: tuple[RunResult, Any] | None = None  # the run in progress and the displayhook to restore
@@ -329,7 +331,7 @@ class Engine:
                 self._out.stop()
                 self._out = None
             sys.displayhook = old_displayhook
-            self._seen_exceptions.clear()
+            self._withdrawn.clear()
         result.hidden_steps = self._hidden_total
         result.hidden_repeated = [(e, n) for e, n in self._repeated_total.values()]
         if self._displayed:
@@ -353,7 +355,7 @@ class Engine:
                 yield steps
         finally:
             self._finish_all()
-            self._seen_exceptions.clear()
+            self._withdrawn.clear()
             self._steps = []
 
     def catch_up(self) -> None:
@@ -551,17 +553,11 @@ class Engine:
                 self._finish(frame, state)
             state.leaving = previous is not None and stmt.start < previous.start <= stmt.with_end
             if state.is_module:
-                # An exception is reported once, in the frame that raised it,
-                # even when it passes through a finally block on its way out;
-                # once a top-level statement is over, it is over.
-                self._seen_exceptions.clear()
+                self._withdrawn.clear()  # once a top-level statement is over, it is over
             self._begin(state, stmt, lasti)
         elif event == "exception":
-            exc = arg[1]
-            if id(exc) not in self._seen_exceptions and not isinstance(exc, _QUIET_EXCEPTIONS):
-                self._seen_exceptions[id(exc)] = exc
-                if len(self._seen_exceptions) > 16:  # only recent ones can still be propagating
-                    del self._seen_exceptions[next(iter(self._seen_exceptions))]
+            exc, tb = arg[1], arg[2]
+            if not isinstance(exc, _QUIET_EXCEPTIONS) and self._raised_here(frame, exc, tb):
                 state.exception = exc
         elif event == "return":
             exc = state.exception
@@ -569,7 +565,7 @@ class Engine:
                 # Leaving for library code, which may catch it (torch's own
                 # control-flow exceptions do): report it where it comes back
                 # into the user's code, if it does.
-                self._seen_exceptions.pop(id(exc), None)
+                self._withdrawn[id(exc)] = exc
                 state.exception = None
             if state.stmt is not None:
                 self._finish(frame, state, returning=arg)
@@ -579,6 +575,27 @@ class Engine:
             else:
                 self._end_frame(state)
         return self._local_trace
+
+    def _raised_here(self, frame: FrameType, exc: BaseException, tb: Any) -> bool:
+        """Is this 'exception' event where ``exc`` is to be reported? An
+        exception is reported once, in the user frame it was raised in (or
+        came from library code into): not again in the callers it unwinds
+        through (a user frame deeper in its traceback reported it), nor when
+        it passes through a finally block or a bare ``raise`` in the same
+        frame (its traceback entry for this frame is from an earlier
+        instruction). Nothing is kept of the exception: it is freed when
+        python frees it."""
+        withdrawn = self._withdrawn.pop(id(exc), None)
+        if withdrawn is exc:
+            return True  # back from library code that did not catch it
+        if tb is None or tb.tb_frame is not frame or tb.tb_lasti != frame.f_lasti:
+            return False
+        deeper = tb.tb_next
+        while deeper is not None:
+            if deeper.tb_frame.f_code.co_filename in self._indexes:
+                return False
+            deeper = deeper.tb_next
+        return True
 
     def _begin(self, state: _Frame, stmt: StatementInfo, lasti: int) -> None:
         fresh = state.stmt is None

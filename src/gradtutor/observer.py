@@ -330,6 +330,7 @@ class CallObserver(TorchFunctionMode):
             return self._observe(call, func, args, kwargs)
         except BaseException as exc:
             if exc is call.error or isinstance(exc, (Warning, KeyboardInterrupt, SystemExit)):
+                call.error = None  # (the slot would tie the exception to its own traceback: a cycle)
                 raise  # the program's own (a warning its filters make an error included)
             return self._recover(exc, call, func, args, kwargs)
         finally:
@@ -344,7 +345,11 @@ class CallObserver(TorchFunctionMode):
         self.failures.append((self.context.origin.exec_id, exc))
         self.paused = True
         if call.error is not None:
-            raise call.error
+            error, call.error = call.error, None
+            try:
+                raise error
+            finally:
+                del error  # no cycle through this frame, which the traceback holds
         if call.done:
             return call.result
         return func(*args, **kwargs)

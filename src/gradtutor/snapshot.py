@@ -14,6 +14,7 @@ op view changed.
 
 from __future__ import annotations
 
+import math
 import weakref
 from dataclasses import replace
 from typing import Any, Iterator, Mapping
@@ -160,14 +161,24 @@ def summarize_values(t: torch.Tensor) -> Any:
         t = torch.view_as_real(t)  # [..., 2]: real and imaginary parts, no warning
     if t.numel() <= GRAD_LIST_LIMIT:
         return t.tolist()
-    flat = t.double().flatten()
+    # Summed in double precision a slice at a time: a double copy of a large
+    # gradient at once would raise the program's peak memory by twice its size.
+    flat = t.flatten()
+    total = squares = 0.0
+    for start in range(0, flat.numel(), _SUMMARY_SLICE):
+        part = flat[start:start + _SUMMARY_SLICE].double()
+        total += float(part.sum())
+        squares += float(torch.dot(part, part))
     return {
         "shape": list(t.shape),
-        "mean": float(flat.mean()),
+        "mean": total / flat.numel(),
         "min": float(flat.min()),
         "max": float(flat.max()),
-        "norm": float(flat.norm()),
+        "norm": math.sqrt(squares),
     }
+
+
+_SUMMARY_SLICE = 1 << 20  # elements summed at once: 8 MB in double precision
 
 
 def describe_value(value: Any, language: str = "en") -> str:
