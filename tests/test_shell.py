@@ -394,3 +394,16 @@ def test_an_error_in_one_input_pins_no_tensor_for_the_rest_of_the_session():
     session.execute("del w, loss")
     gc.collect()
     assert [r() for r in refs] == [None, None]
+
+
+def test_a_blank_line_inside_a_block_of_a_piped_script_does_not_end_it():
+    script = ("import torch\n\ndef f(x):\n    y = x * 2\n\n    return y + 1\n\n\n"
+              "for i in range(2):\n    a = i\n\n    b = a\nprint(f(torch.ones(1)), b)\n")
+    assert [i for i in piped_inputs(io.StringIO(script))] == [
+        "import torch", "", "def f(x):\n    y = x * 2\n\n    return y + 1", "",
+        "for i in range(2):\n    a = i\n\n    b = a", "print(f(torch.ones(1)), b)",
+    ]
+    session = ShellSession(ShellSettings(width=80))
+    for text in piped_inputs(io.StringIO(script)):
+        session.execute(text)
+    assert session.namespace["b"] == 1 and session.namespace["f"](session.namespace["torch"].ones(1)).item() == 3

@@ -88,20 +88,40 @@ def piped_inputs(lines: Iterable[str]) -> Iterator[str]:
 
     An input ends at a blank line after a block, or where a new statement
     begins at column 0 after a complete one; commands are one line each. A
-    blank line outside a block is an empty input (Enter, in a lesson).
+    blank line outside a block is an empty input (Enter, in a lesson). A
+    blank line inside a block, followed by more of the block (an indented
+    line), does not end it: the file is a script, read as python reads one.
     """
+    pending = iter(lines)
     buffer: list[str] = []
-    for raw in lines:
+    for raw in pending:
         line = raw.rstrip("\n").rstrip("\r")
         if buffer:
             text = "\n".join(buffer)
             if starts_new_statement(line) and _compiles(text):
                 yield text
                 buffer = []
-            elif not line.strip() and _compiles(text):
-                yield text
-                buffer = []
-                continue
+            elif not line.strip():
+                blanks = [line]
+                following = None
+                for more in pending:  # what comes after the blank lines decides
+                    more = more.rstrip("\n").rstrip("\r")
+                    if more.strip():
+                        following = more
+                        break
+                    blanks.append(more)
+                if following is not None and following[:1] in (" ", "\t") and not following.lstrip().startswith("#"):
+                    buffer += blanks + [following]  # the block goes on
+                    continue
+                if _compiles(text):
+                    yield text
+                    buffer = []
+                    yield from [""] * (len(blanks) - 1)
+                else:
+                    buffer += blanks
+                if following is None:
+                    break
+                line = following
         if not buffer and not line.strip():
             yield ""
             continue
