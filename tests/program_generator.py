@@ -5,7 +5,9 @@ and without requires_grad, arithmetic, views, in-place changes of leaves and
 non-leaves (some allowed, some errors), detach and no_grad, retain_grad,
 backward with and without retain_graph, torch.autograd.grad, names rebound,
 a function, loops (some growing a graph), a small module and an optimizer,
-caught errors, and now and then an uncaught one at the end. It prints
+caught errors (in loops and functions too), gradient and saved-tensor hooks,
+objects that count how often they are looked at, a thread, warnings in a
+loop, and now and then an uncaught error or a SystemExit at the end. It prints
 numbers (gradients, values) as it goes, so the differential test can compare
 what the program does with and without the tutor.
 
@@ -34,6 +36,57 @@ def frozen(t):
 
 def show(label, t):
     print(label, None if t is None else round(float(t.double().sum()), 4))
+
+
+class Counted:
+    # An object the program can tell was looked at: the tutor must not.
+    reprs = 0
+    lookups = 0
+
+    def __repr__(self):
+        Counted.reprs += 1
+        return "Counted()"
+
+    def __getattr__(self, name):
+        Counted.lookups += 1
+        raise AttributeError(name)
+
+
+hook_calls = {{"pack": 0, "unpack": 0, "grad": 0}}
+
+
+def pack(t):
+    hook_calls["pack"] += 1
+    return t
+
+
+def unpack(t):
+    hook_calls["unpack"] += 1
+    return t
+
+
+def doubled(g):
+    hook_calls["grad"] += 1
+    return g * 2
+
+
+def in_a_thread(t):
+    import threading
+    box = []
+    worker = threading.Thread(target=lambda: box.append((t.detach() * 2).sum().item()))
+    worker.start()
+    worker.join()
+    return box[0]
+
+
+def rounds(t, n):
+    for k in range(n):
+        loss = (t * k).sum()
+        try:
+            loss.backward()
+            loss.backward()
+        except RuntimeError as error:
+            print("round", k, type(error).__name__)
 
 """
 
@@ -185,6 +238,33 @@ class _Program:
         self.lines.append(f"opt.zero_grad({self.rng.choice(['', 'set_to_none=False'])})")
         self.lines.append("show('weight', model[0].weight)")
 
+    def hooks(self) -> None:
+        """A gradient hook on a leaf, or saved-tensor hooks around an op."""
+        if self.leaves and self.rng.random() < 0.5:
+            self.guarded(f"{self.rng.choice(self.leaves)}.register_hook(doubled)")
+        else:
+            a = self.pick()
+            name = self.fresh()
+            self.lines.append("with torch.autograd.graph.saved_tensors_hooks(pack, unpack):")
+            self.bind(name, f"    {name} = {a} * {a}")
+
+    def counted(self) -> None:
+        """Objects with a counting repr beside tensors, in a list and a dict."""
+        a = self.pick()
+        self.lines.append(f"things = [Counted(), {a}, {{'c': Counted()}}]")
+
+    def thread(self) -> None:
+        self.lines.append(f"print('thread', round(in_a_thread({self.pick()}), 4))")
+
+    def caught_rounds(self) -> None:
+        """Errors caught in a loop inside a function."""
+        if self.leaves:
+            self.lines.append(f"rounds({self.rng.choice(self.leaves)}, 3)")
+
+    def warn(self) -> None:
+        self.lines.append("for k in range(3):")
+        self.lines.append(f"    __import__('warnings').warn('step ' + str(k % 2))")
+
     def show_value(self) -> None:
         a = self.pick()
         self.lines.append(f"show('{a}', {a})")
@@ -196,12 +276,15 @@ class _Program:
             self.lines.append(f"{self.pick()}.backward()")  # non-scalar: an uncaught error
         elif roll < 0.12:
             self.lines.append("raise ValueError('the program gives up')")
+        elif roll < 0.16:
+            self.lines.append(f"raise SystemExit({self.rng.choice([0, 2, 'stopped'])!r})")
 
     def build(self, length: int) -> str:
         kinds = [
             (self.arithmetic, 5), (self.unary, 4), (self.leaf, 2), (self.view, 2), (self.call, 2), (self.inplace, 2),
             (self.detach, 2), (self.retain_grad, 1), (self.backward, 4), (self.autograd_grad, 1), (self.zero, 1),
             (self.loop, 1), (self.model, 1), (self.data_update, 1), (self.show_value, 3),
+            (self.hooks, 1), (self.counted, 1), (self.thread, 1), (self.caught_rounds, 1), (self.warn, 1),
         ]
         actions = [k for k, _ in kinds]
         weights = [w for _, w in kinds]
@@ -209,6 +292,7 @@ class _Program:
         self.leaf()
         for _ in range(length):
             self.rng.choices(actions, weights)[0]()
+        self.lines.append("print('looked at', Counted.reprs, Counted.lookups, hook_calls)")
         self.ending()
         return HEADER.format(seed=self.seed) + "\n".join(self.lines) + "\n"
 

@@ -53,5 +53,10 @@ def test_generated_programs_behave_as_under_python(tmp_path):
                 failures.append(f"{path.name}: internal errors {t['internal_errors']}")
             failures.extend(f"{path.name}: {d}" for d in t["disagreements"])
     assert failures == []
-    # The generator reaches what it is meant to: clean runs and programs ending in an error.
+    # The generator reaches what it is meant to: clean runs and programs ending in an error,
+    # and each of the shapes that tell whether the tutor changes what it observes.
     assert {"ok", "RuntimeError"} <= endings
+    texts = [p.read_text() for p in paths]
+    for shape in ("register_hook(doubled)", "saved_tensors_hooks(pack, unpack)", "things = [Counted()",
+                  "print('thread', round(in_a_thread(", "\nrounds(", "warn('step", "raise SystemExit("):
+        assert sum(shape in t for t in texts) >= COUNT // 40, shape
