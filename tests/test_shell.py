@@ -407,3 +407,21 @@ def test_a_blank_line_inside_a_block_of_a_piped_script_does_not_end_it():
     for text in piped_inputs(io.StringIO(script)):
         session.execute(text)
     assert session.namespace["b"] == 1 and session.namespace["f"](session.namespace["torch"].ones(1)).item() == 3
+
+
+def test_anomaly_modes_forward_trace_shows_the_inputs_frames_only():
+    import warnings
+
+    session = ShellSession(ShellSettings(width=80))
+    session.execute("torch.autograd.set_detect_anomaly(True)")
+    try:
+        session.execute("x = torch.tensor([1.0], requires_grad=True)")
+        session.execute("def f(t):\n    return (t * 0).sqrt().div(t * 0)\ny = f(x)")
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            session.execute("y.backward()")
+    finally:
+        session.execute("torch.autograd.set_detect_anomaly(False)")
+    trace = next(str(w.message) for w in caught if "Traceback of forward call" in str(w.message))
+    files = re.findall(r'File "([^"]+)"', trace)
+    assert files == ["<In [3]>", "<In [3]>"], trace
