@@ -239,17 +239,6 @@ def _tensors_in(value: Any) -> list[torch.Tensor]:
     return []
 
 
-class _Call:
-    """The outcome of the program's own call, as the observer saw it."""
-
-    __slots__ = ("done", "result", "error")
-
-    def __init__(self) -> None:
-        self.done = False
-        self.result: Any = None
-        self.error: BaseException | None = None
-
-
 class CallObserver(TorchFunctionMode):
     """The mode that watches the user's torch calls. ``paused`` lets the tutor's
     own bookkeeping run without being observed."""
@@ -285,7 +274,9 @@ class CallObserver(TorchFunctionMode):
         self._signatures: dict[Any, tuple[tuple[str, ...] | None, frozenset[str]]] = {}
         self._kinds: dict[Any, Any] = {}
         self._trace: Any = None  # the stepper's trace function, off while a handler runs
-        self._call: _Call | None = None  # the call being observed (calls nest: hooks, custom Functions)
+        # The outcome of the call being observed: [done, result, error] (calls
+        # nest: hooks, custom Functions). See __torch_function__.
+        self._call: list[Any] | None = None
         # (statement execution, exception): failures of the tutor's own while observing.
         self.failures: list[tuple[int, BaseException]] = []
         self._node_tags = registry.node_tags
@@ -324,54 +315,26 @@ class CallObserver(TorchFunctionMode):
         if self.paused:
             return func(*args, **kwargs)
         self.calls += 1
-        call = _Call()
-        outer_call, self._call = self._call, call
-        try:
-            return self._observe(call, func, args, kwargs)
-        except BaseException as exc:
-            if exc is call.error or isinstance(exc, (Warning, KeyboardInterrupt, SystemExit)):
-                call.error = None  # (the slot would tie the exception to its own traceback: a cycle)
-                raise  # the program's own (a warning its filters make an error included)
-            return self._recover(exc, call, func, args, kwargs)
-        finally:
-            self._call = outer_call
-
-    def _recover(self, exc: BaseException, call: _Call, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        """The tutor failed while observing a call: the program must not see
-        it. Observation stops for the rest of the step (the engine reports
-        the failure with the step) and the call ends as it would without the
-        tutor: its result, its exception, or, when the failure came before
-        it, the call made now."""
-        self.failures.append((self.context.origin.exec_id, exc))
-        self.paused = True
-        if call.error is not None:
-            error, call.error = call.error, None
-            try:
-                raise error
-            finally:
-                del error  # no cycle through this frame, which the traceback holds
-        if call.done:
-            return call.result
-        return func(*args, **kwargs)
-
-    def _observe(self, call: _Call, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         try:
             kind = self._kinds.get(func)
         except TypeError:
             kind = None
         if kind is None:
-            kind = self._classify(func)
-        if kind is _PLAIN:
             try:
-                out = func(*args, **kwargs)
-            except BaseException as exc:
-                call.error = exc
-                raise
-            call.done, call.result = True, out
-        else:
-            # The tutor's own bookkeeping runs with the stepper's trace function
-            # off (each of its Python calls would be a traced call, several
-            # times slower); ``_run`` turns it back on for the user's call.
+                kind = self._classify(func)
+            except Exception as exc:  # the tutor's own failure: the call is made as is
+                self._failed(exc)
+                return func(*args, **kwargs)
+        if kind is not _PLAIN:
+            # A call with bookkeeping before and after it (a handler, an
+            # in-place op, a Python-level API). Its outcome is noted in a slot
+            # (``_run``), so that a failure of the tutor's own ends the call as
+            # it would end without the tutor: its result, its exception, or
+            # the call made now. The bookkeeping runs with the stepper's trace
+            # function off (each of its Python calls would be a traced call,
+            # several times slower); ``_run`` turns it back on for the call.
+            call: list[Any] = [False, None, None]  # done, result, error (see _run)
+            outer_call, self._call = self._call, call
             trace = _gettrace()
             if trace is not None:
                 _settrace(None)
@@ -388,31 +351,58 @@ class CallObserver(TorchFunctionMode):
                 if type(kind) is str:
                     return self._on_inplace(func, kind, args, kwargs)
                 return kind(func, args, kwargs)
+            except BaseException as exc:
+                if exc is call[2] or isinstance(exc, (Warning, KeyboardInterrupt, SystemExit)):
+                    call[2] = None  # (the slot would tie the exception to its own traceback: a cycle)
+                    raise  # the program's own (a warning its filters make an error included)
+                self._failed(exc)
+                if call[2] is not None:
+                    error, call[2] = call[2], None
+                    try:
+                        raise error
+                    finally:
+                        del error  # no cycle through this frame, which the traceback holds
+                if call[0]:
+                    return call[1]
+                return func(*args, **kwargs)
             finally:
                 self._trace = outer
                 if trace is not None:
                     _settrace(trace)
-        if not _grad_enabled():
-            self._no_grad_outputs(args, out)
-        # Tag the nodes the call made with the line that made them, untraced
-        # as a handler's work is. (A tensor whose node this registry tagged
-        # already, the usual case of a plain op, needs nothing.)
-        if isinstance(out, torch.Tensor):
-            fn = out.grad_fn
-            if fn is None or id(fn.metadata) in self._node_tags:
-                return out
-        elif not isinstance(out, (tuple, list)):
-            return out
-        trace = _gettrace()
-        if trace is None:
-            self._tag_outputs(out)
-            return out
-        _settrace(None)
+                self._call = outer_call
+        # The plain path, most calls: the program's call, then the tutor's
+        # bookkeeping, which must never reach the program.
+        out = func(*args, **kwargs)
         try:
-            self._tag_outputs(out)
-        finally:
-            _settrace(trace)
+            if not _grad_enabled():
+                self._no_grad_outputs(args, out)
+            # Tag the nodes the call made with the line that made them,
+            # untraced as a handler's work is. (A tensor whose node this
+            # registry tagged already, the usual case, needs nothing.)
+            if isinstance(out, torch.Tensor):
+                fn = out.grad_fn
+                if fn is None or id(fn.metadata) in self._node_tags:
+                    return out
+            elif not isinstance(out, (tuple, list)):
+                return out
+            trace = _gettrace()
+            if trace is None:
+                self._tag_outputs(out)
+                return out
+            _settrace(None)
+            try:
+                self._tag_outputs(out)
+            finally:
+                _settrace(trace)
+        except Exception as exc:
+            self._failed(exc)
         return out
+
+    def _failed(self, exc: BaseException) -> None:
+        """The tutor failed while observing a call: observation stops for the
+        rest of the step; the engine reports the failure with the step."""
+        self.failures.append((self.context.origin.exec_id, exc))
+        self.paused = True
 
     def _run(self, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         """Call the user's torch function as the program would: traced again
@@ -431,10 +421,10 @@ class CallObserver(TorchFunctionMode):
                     _settrace(None)
         except BaseException as exc:
             if call is not None:
-                call.error = exc
+                call[2] = exc
             raise
         if call is not None:
-            call.done, call.result = True, out
+            call[0], call[1] = True, out
         return out
 
     def _after_call(self, args: tuple[Any, ...], out: Any) -> None:
