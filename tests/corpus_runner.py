@@ -29,6 +29,8 @@ def normal(text: str) -> str:
 
 
 def run_python(path: str) -> dict:
+    if "atexit.register" in open(path, encoding="utf-8").read():
+        return run_python_process(path)
     out = io.StringIO()
     sys.argv = [path]
     sys.path[0] = os.path.dirname(os.path.abspath(path))
@@ -43,6 +45,19 @@ def run_python(path: str) -> dict:
     return {"stdout": normal(out.getvalue()), "exception": exception, "exit_code": code}
 
 
+def run_python_process(path: str) -> dict:
+    """A program that registers atexit handlers runs in a python of its own:
+    what its handlers print at the process's end is part of what it does."""
+    import subprocess
+
+    done = subprocess.run([sys.executable, path], capture_output=True, text=True, cwd=os.path.dirname(path) or ".")
+    exception = None
+    if "Traceback (most recent call last)" in done.stderr:
+        kind, _, message = done.stderr.rstrip("\n").splitlines()[-1].partition(": ")
+        exception = [kind, message]
+    return {"stdout": normal(done.stdout), "exception": exception, "exit_code": done.returncode}
+
+
 def run_tutor(path: str) -> dict:
     from agreement import check_run
     from gradtutor.explain import read_program, run_script
@@ -52,7 +67,7 @@ def run_tutor(path: str) -> dict:
     result = run_script(path, source, code, [], capture_output=True, on_step=steps.append)
     exception = [type(result.exception).__name__, str(result.exception)] if result.exception else None
     return {
-        "stdout": normal("".join(s.output for s in result.steps)),
+        "stdout": normal("".join(s.output for s in result.steps) + result.exit_output),
         "exception": exception,
         "exit_code": result.exit_code,
         "internal_errors": [e.to_json() for e in result.internal_errors],

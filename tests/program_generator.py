@@ -7,9 +7,11 @@ backward with and without retain_graph, torch.autograd.grad, names rebound,
 a function, loops (some growing a graph), a small module and an optimizer,
 caught errors (in loops and functions too), gradient and saved-tensor hooks,
 objects that count how often they are looked at, a thread, warnings in a
-loop, and now and then an uncaught error or a SystemExit at the end. It prints
-numbers (gradients, values) as it goes, so the differential test can compare
-what the program does with and without the tutor.
+loop, an atexit handler (such a program is run by a python of its own, whose
+end is part of what it does), and now and then an uncaught error or a
+SystemExit at the end. It prints numbers (gradients, values) as it goes, so
+the differential test can compare what the program does with and without
+the tutor.
 
 ``python program_generator.py SEED`` prints one.
 """
@@ -100,6 +102,7 @@ class _Program:
         self.tensors: list[str] = []  # (2, 3) tensors of any kind
         self.counter = 0
         self.has_model = False
+        self.has_atexit = False
 
     def fresh(self) -> str:
         if self.tensors and self.rng.random() < 0.3:
@@ -261,6 +264,13 @@ class _Program:
         if self.leaves:
             self.lines.append(f"rounds({self.rng.choice(self.leaves)}, 3)")
 
+    def at_exit(self) -> None:
+        """A handler that prints when the program ends (once per program)."""
+        if not self.has_atexit:
+            self.has_atexit = True
+            self.lines.append("import atexit")
+            self.lines.append(f"atexit.register(print, 'at exit', round(float({self.pick()}.detach().sum()), 4))")
+
     def warn(self) -> None:
         self.lines.append("for k in range(3):")
         self.lines.append(f"    __import__('warnings').warn('step ' + str(k % 2))")
@@ -285,6 +295,7 @@ class _Program:
             (self.detach, 2), (self.retain_grad, 1), (self.backward, 4), (self.autograd_grad, 1), (self.zero, 1),
             (self.loop, 1), (self.model, 1), (self.data_update, 1), (self.show_value, 3),
             (self.hooks, 1), (self.counted, 1), (self.thread, 1), (self.caught_rounds, 1), (self.warn, 1),
+            (self.at_exit, 0.1),
         ]
         actions = [k for k, _ in kinds]
         weights = [w for _, w in kinds]

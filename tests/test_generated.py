@@ -58,5 +58,6 @@ def test_generated_programs_behave_as_under_python(tmp_path):
     assert {"ok", "RuntimeError"} <= endings
     texts = [p.read_text() for p in paths]
     for shape in ("register_hook(doubled)", "saved_tensors_hooks(pack, unpack)", "things = [Counted()",
-                  "print('thread', round(in_a_thread(", "\nrounds(", "warn('step", "raise SystemExit("):
+                  "print('thread', round(in_a_thread(", "\nrounds(", "warn('step", "raise SystemExit(",
+                  "atexit.register("):
         assert sum(shape in t for t in texts) >= COUNT // 40, shape
