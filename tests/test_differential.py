@@ -194,6 +194,12 @@ def test_an_exception_whose_str_raises_ends_as_under_python(tmp_path):
     doc = json.loads(done.stdout)
     assert done.returncode == 1 and doc["internal_errors"] == []
     assert doc["exception"]["message"] == "<exception str() failed>"
+    # The program's own exception class, chained to another (python 3.10 names its module: "__main__.E: x").
+    path.write_text("class E(Exception):\n    pass\ntry:\n    raise E('first')\nexcept E as e:\n    raise E('x') from e\n")
+    plain = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=120)
+    text = subprocess.run([sys.executable, "-m", "gradtutor", "explain", "--plain", str(path)],
+                          capture_output=True, text=True, timeout=120)
+    assert text.stderr == plain.stderr and "E: x" in plain.stderr
 
 
 def test_a_recursion_as_deep_as_python_allows_works_under_the_tutor(tmp_path):

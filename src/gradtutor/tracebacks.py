@@ -8,7 +8,7 @@ import os
 import sys
 import traceback
 import types
-from typing import Callable
+from typing import Callable, Iterator
 
 import gradtutor
 
@@ -129,7 +129,40 @@ def format_user_traceback(exc: BaseException, only: Callable[[str], bool] | None
     """
     te = traceback.TracebackException(type(exc), exc, exc.__traceback__, compact=True)
     _clean(te, exc, only)
+    if sys.version_info < (3, 11):
+        _as_python_310_prints(te)
     return "".join(te.format())
+
+
+def _as_python_310_prints(te: traceback.TracebackException) -> None:
+    """Python 3.10 prints an exception's last line itself, not as its
+    traceback module does: a class of ``__main__`` with its module
+    (``__main__.E: x``), and ``<exception str() failed>`` when ``str()``
+    raises. Every exception of the chain is worded so."""
+    seen: set[int] = set()
+    stack: list[traceback.TracebackException | None] = [te]
+    while stack:
+        one = stack.pop()
+        if one is None or id(one) in seen:
+            continue
+        seen.add(id(one))
+        one.format_exception_only = types.MethodType(_exception_only_310, one)  # type: ignore[method-assign]
+        stack += [one.__cause__, one.__context__]
+
+
+def _exception_only_310(self: traceback.TracebackException) -> Iterator[str]:
+    lines = list(traceback.TracebackException.format_exception_only(self))
+    kind = self.exc_type
+    if not lines or kind is None:
+        return iter(lines)
+    last = lines[-1]
+    unprintable = f"<unprintable {kind.__name__} object>"
+    if last.rstrip("\n").endswith(": " + unprintable) or last.rstrip("\n") == f"{kind.__qualname__}: {unprintable}":
+        last = last.replace(unprintable, "<exception str() failed>")
+    if kind.__module__ == "__main__" and last.startswith(kind.__qualname__):
+        last = "__main__." + last
+    lines[-1] = last
+    return iter(lines)
 
 
 def format_exception_only(exc: BaseException) -> str:
