@@ -169,6 +169,7 @@ print("alive", sum(r() is not None for r in refs))
 """
 
 
+@pytest.mark.processes
 def test_a_caught_error_keeps_no_tensor_alive(tmp_path):
     """What the tutor keeps of an exception or its frames must not hold the
     program's tensors once the program dropped them (text and JSON alike)."""
@@ -180,6 +181,7 @@ def test_a_caught_error_keeps_no_tensor_alive(tmp_path):
         assert "alive 0" in done.stdout, (mode, done.stdout[-500:], done.stderr[-500:])
 
 
+@pytest.mark.processes
 def test_an_exception_whose_str_raises_ends_as_under_python(tmp_path):
     """str() of the program's exception is the program's code, and it may
     fail: the tutor words it as python does, in text and in valid JSON."""
@@ -265,6 +267,7 @@ print("done", z.sum().item())
 """
 
 
+@pytest.mark.processes
 def test_a_program_that_sets_its_own_tracer_gets_the_trace_python_gives_it(tmp_path):
     """The tutor steps aside with one line: the program's tracer sees only
     the program's frames (not the tutor's torch function mode), and
@@ -348,6 +351,7 @@ y.backward()
 """
 
 
+@pytest.mark.processes
 def test_warnings_and_anomaly_traces_read_as_under_python(tmp_path):
     """stacklevel= points where python points, and the forward trace anomaly
     mode prints (and keeps in the node's metadata) shows the program's frames
@@ -400,6 +404,7 @@ print("peak MB", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)
 """
 
 
+@pytest.mark.processes
 def test_caught_errors_in_a_loop_cost_no_more_memory_than_under_python(tmp_path):
     """Each round makes 40 MB tensors and catches errors that hold them in
     their tracebacks: python frees each round's at once, and so must the

@@ -17,6 +17,8 @@ import pytest
 
 from gradtutor.jsondoc import schema
 
+pytestmark = pytest.mark.processes
+
 PROGRAMS = {
     "atexit": """
         import atexit
