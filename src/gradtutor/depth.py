@@ -17,6 +17,8 @@ from contextlib import contextmanager
 from types import FrameType
 from typing import Iterator
 
+from gradtutor.swap import swapped
+
 RESERVE = 50  # frames the trace function may need on top of the program's deepest
 
 
@@ -46,9 +48,8 @@ def reserved(below: int) -> Iterator[None]:
 
     getrecursionlimit.__doc__, setrecursionlimit.__doc__ = real_get.__doc__, real_set.__doc__
     real_set(real_get() + offset)
-    sys.getrecursionlimit, sys.setrecursionlimit = getrecursionlimit, setrecursionlimit
     try:
-        yield
+        with swapped(sys, getrecursionlimit=getrecursionlimit, setrecursionlimit=setrecursionlimit):
+            yield
     finally:
-        sys.getrecursionlimit, sys.setrecursionlimit = real_get, real_set
         real_set(max(1, real_get() - offset))

@@ -29,6 +29,7 @@ import torch
 
 from gradtutor import autograd_graph as ag
 from gradtutor import depth
+from gradtutor.swap import swapped
 from gradtutor.capture import OutputCapture
 from gradtutor.events import NameTracker, detect_events, is_routine, with_growth_sizes
 from gradtutor.model import Event, Snapshot, Step
@@ -438,11 +439,8 @@ class Engine:
             _settrace(function)
 
         gettrace.__doc__, settrace.__doc__ = _gettrace.__doc__, _settrace.__doc__
-        sys.gettrace, sys.settrace = gettrace, settrace
-        try:
+        with swapped(sys, gettrace=gettrace, settrace=settrace):
             yield
-        finally:
-            sys.gettrace, sys.settrace = _gettrace, _settrace
 
     def _hand_over(self, frame: FrameType, what: str) -> None:
         """The program installs its own trace function: its steps so far are

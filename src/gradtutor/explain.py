@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, NoReturn
 
 from gradtutor.environment import Environment, make_console
 from gradtutor.errors import ExitStatus, UsageError
+from gradtutor.swap import swapped
 from gradtutor.model import LEVEL_OPS, LEVEL_STATEMENTS
 from gradtutor.transcript import Listing
 
@@ -154,11 +155,8 @@ def _os_exit_reported(engine: Any, report: Callable[[RunResult], Any] | None) ->
                 pass
         real_exit(status)
 
-    os._exit = exit_now
-    try:
+    with swapped(os, _exit=exit_now):
         yield
-    finally:
-        os._exit = real_exit
 
 
 class _ProgramExit:
@@ -188,11 +186,8 @@ class _ProgramExit:
             real_unregister(func)
 
         self._threads = set(threading.enumerate())
-        atexit.register, atexit.unregister = register, unregister  # type: ignore[assignment]
-        try:
+        with swapped(atexit, register=register, unregister=unregister):
             yield self
-        finally:
-            atexit.register, atexit.unregister = real_register, real_unregister
 
     def __call__(self) -> None:
         current = threading.current_thread()
