@@ -238,7 +238,7 @@ def _explain_export(
     if output:
         folder = os.path.dirname(os.path.abspath(output))
         if not os.path.isdir(folder):
-            raise UsageError(f"cannot write '{output}': folder '{folder}' does not exist")
+            raise UsageError.said("error_no_folder_to_write", path=output, folder=folder)
     language = args.lang or env.language
     options = NarrationOptions(
         level=level, width=args.width or 80, ascii=args.ascii, language=language, graph=getattr(args, "graph", "touched")

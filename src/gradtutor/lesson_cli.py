@@ -68,7 +68,7 @@ def check_lessons(args: argparse.Namespace, env: Environment) -> int:
     for target in args.names or [bundled_course_dir()]:
         paths += lesson_files(target)
     if not paths:
-        raise UsageError("no lesson files (*.yaml) found to check")
+        raise UsageError.said("error_no_lesson_files")
     failed = 0
     seen: dict[str, str] = {}
     for number, path in enumerate(paths, 1):

@@ -114,11 +114,11 @@ class Transcript:
         from gradtutor.errors import UsageError
 
         if not self.frames:
-            raise UsageError("the run has no steps to show")
+            raise UsageError.said("error_no_steps")
         if number is None:
             return self.frames[-1]
         if not 1 <= number <= len(self.frames):
-            raise UsageError(f"--step {number}: the run has steps 1 to {len(self.frames)}")
+            raise UsageError.said("error_step_range", number=number, count=len(self.frames))
         return self.frames[number - 1]
 
     def picture(self, frame: Frame) -> Drawing:

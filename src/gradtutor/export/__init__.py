@@ -26,7 +26,7 @@ def format_for_path(path: str) -> str:
     suffix = os.path.splitext(path)[1].lower()
     if suffix not in SUFFIXES:
         endings = ", ".join(SUFFIXES)
-        raise UsageError(f"'{path}': cannot tell the export format from its ending (use one of {endings})")
+        raise UsageError.said("error_export_ending", path=path, endings=endings)
     return SUFFIXES[suffix]
 
 
@@ -34,9 +34,9 @@ def export_document(transcript: Transcript, fmt: str, step: int | None = None) -
     """The document in ``fmt``. ``step`` (1-based) picks the step an SVG or DOT
     shows; the last by default. UsageError for an unknown format or step."""
     if fmt not in FORMATS:
-        raise UsageError(f"unknown export format '{fmt}': use one of {', '.join(FORMATS)}")
+        raise UsageError.said("error_export_format", format=fmt, formats=", ".join(FORMATS))
     if step is not None and fmt not in STEP_FORMATS:
-        raise UsageError(f"--step picks the step an SVG or DOT shows; {fmt} shows every step")
+        raise UsageError.said("error_export_step", format=fmt)
     if fmt == "markdown":
         from gradtutor.export.markdown import render_markdown
 
@@ -68,7 +68,7 @@ def write_export(transcript: Transcript, fmt: str, path: str, step: int | None =
         with open(path, "w", encoding="utf-8", newline="\n") as fh:
             fh.write(document)
     except OSError as exc:
-        raise UsageError(f"cannot write '{path}': {exc.strerror or exc}") from None
+        raise UsageError.said("error_cannot_write", path=path, reason=exc.strerror or exc) from None
 
 
 __all__ = ["FORMATS", "export_document", "format_for_path", "write_export"]
