@@ -46,6 +46,12 @@ _YIELD_FROM = dis.opmap.get("YIELD_FROM")  # 3.10 only
 # Python's own, kept: while a program runs, sys.settrace and sys.gettrace are
 # the program's (see Engine._trace_functions_for_the_program).
 _settrace, _gettrace = sys.settrace, sys.gettrace
+
+
+def _frame_key(frame: FrameType) -> int:
+    """What the tutor keys a running frame's state by. Module-level code
+    shares one namespace across shell inputs: its key is that namespace."""
+    return id(frame.f_globals) if frame.f_code.co_name == "<module>" else id(frame)
 _QUIET_EXCEPTIONS = (StopIteration, StopAsyncIteration, GeneratorExit, SystemExit, KeyboardInterrupt)
 
 
@@ -455,7 +461,7 @@ class Engine:
         ))
         below: FrameType | None = frame
         while below is not None:  # the statements running now end their steps here
-            state = self._frames.get(id(below.f_globals) if below.f_code.co_name == "<module>" else id(below))
+            state = self._frames.get(_frame_key(below))
             if state is not None and state.stmt is not None:
                 self._finish(below, state)
                 state.stmt = None
@@ -500,9 +506,7 @@ class Engine:
             self.context.origin = resumed.origin
             return self._local_trace
         state = _Frame(
-            # Module-level code shares one namespace across shell inputs, so
-            # what the tutor remembers of it is keyed by that namespace.
-            key=id(frame.f_globals) if is_module else id(frame),
+            key=_frame_key(frame),
             function=code.co_name,
             filename=code.co_filename,
             code=code,
@@ -535,7 +539,7 @@ class Engine:
         self.internal_errors.append(InternalError(frame.f_code.co_filename, frame.f_lineno, text))
 
     def _trace_event(self, frame: FrameType, event: str, arg: Any) -> Any:
-        state = self._frames.get(id(frame.f_globals) if frame.f_code.co_name == "<module>" else id(frame))
+        state = self._frames.get(_frame_key(frame))
         if state is None:
             return None
         if event == "line":
