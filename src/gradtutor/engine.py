@@ -1,9 +1,10 @@
 """Runs user code one statement at a time and reports each step.
 
 The engine owns a persistent namespace, the observer (a torch function mode)
-and the snapshotter. ``run_code`` executes a code object under
-``sys.settrace``, tracing only code compiled from sources the engine was
-given; each time a statement finishes (the frame moves to another
+and the snapshotter. ``run_code`` executes a code object under a tracer
+(``sys.settrace``, or ``sys.monitoring`` from Python 3.12 on: see
+``gradtutor.tracing``), following only code compiled from sources the
+engine was given; each time a statement finishes (the frame moves to another
 statement, returns, or raises) it takes a snapshot of the names that frame
 can see, detects events and hands a :class:`Step` to ``on_step``.
 
@@ -43,9 +44,7 @@ _CO_SUSPENDABLE = 0x0020 | 0x0080 | 0x0200  # generator, coroutine, async genera
 _YIELD_VALUE = dis.opmap["YIELD_VALUE"]
 _RESUME = dis.opmap.get("RESUME", -1)  # 3.11+
 _YIELD_FROM = dis.opmap.get("YIELD_FROM")  # 3.10 only
-# Python's own, kept: while a program runs, sys.settrace and sys.gettrace are
-# the program's (see Engine._trace_functions_for_the_program).
-_settrace, _gettrace = sys.settrace, sys.gettrace
+from gradtutor.tracing import _gettrace, _settrace, make_tracer
 
 
 def _frame_key(frame: FrameType) -> int:
@@ -148,7 +147,7 @@ def _silence_in_child() -> None:
     for engine in list(_engines):
         engine.in_child = True
         engine.observer.paused = True
-    _settrace(None)
+        engine.tracer.halt()
 
 
 if hasattr(os, "register_at_fork"):
@@ -215,6 +214,7 @@ class Engine:
         self.in_child = False  # a forked child process: it never narrates
         self._handed_over = False  # the program set its own trace function: the tutor stepped aside
         self._observer_pushed = False
+        self.tracer = make_tracer(self._global_trace, self._local_trace, self._indexes)
         _engines.add(self)
         self._counts: dict[tuple[Any, str, int], int] = {}  # executions of each statement
         self._shown: dict[tuple[Any, int], set[tuple[Any, ...]]] = {}  # event kinds shown per statement
@@ -307,7 +307,7 @@ class Engine:
     def end_now(self, status: int) -> RunResult:
         """The run as it stands, closed now: the program asked for the
         process to end at once (``os._exit``) from inside ``run_code``."""
-        _settrace(None)
+        self.tracer.halt()
         assert self._closing is not None, "end_now is for a run in progress"
         result = self._closing[0]
         result.exit_code, result.ended_by = status, "os._exit"
@@ -388,17 +388,16 @@ class Engine:
     def _observing(self, below: int = 0) -> Iterator[None]:
         """Observe the code run in the block. ``below``: frames of the tutor
         (and its caller) under the code's first, which python would not have."""
-        old_trace = _gettrace()
         old_showwarning = warnings.showwarning
         self.observer.paused = False
         self._handed_over = False
         warnings.showwarning = _at_user_location(old_showwarning)
         with depth.reserved(below), self._observer_on(), self._trace_functions_for_the_program():
-            _settrace(self._global_trace)
+            self.tracer.start()
             try:
                 yield
             finally:
-                if _gettrace() is None and not self._handed_over:
+                if self.tracer.lost() and not self._handed_over:
                     # Python turns the tracer off when calling it fails (a
                     # RecursionError at the recursion limit). Where it
                     # happened: the tutor's last failure, else its last step.
@@ -411,7 +410,7 @@ class Engine:
                         "Python turned the tracer off after an error in calling it (such as a RecursionError "
                         "at the recursion limit)", stopped=True,
                     ))
-                _settrace(old_trace)
+                self.tracer.stop()
                 if getattr(warnings.showwarning, "_gradtutor", False):
                     warnings.showwarning = old_showwarning
 
@@ -433,11 +432,9 @@ class Engine:
         """``sys.gettrace`` answers the program as python would (its own trace
         function, or None); ``sys.settrace`` from the program hands tracing
         over to it (a debugger, a coverage tool, its own tracer)."""
-        ours = self._global_trace
-
         def gettrace() -> Any:
             trace = _gettrace()
-            return None if trace == ours else trace
+            return None if self.tracer.is_ours(trace) else trace
 
         def settrace(function: Any) -> None:
             if not self._handed_over:
@@ -465,9 +462,8 @@ class Engine:
             if state is not None and state.stmt is not None:
                 self._finish(below, state)
                 state.stmt = None
-            if below.f_trace is not None and getattr(below.f_trace, "__self__", None) is self:
-                below.f_trace = None
             below = below.f_back
+        self.tracer.leave(frame)
         self._finish_all()
         self.observer.paused = True
         count = torch._C._len_torch_function_stack()

@@ -280,6 +280,11 @@ class CallObserver(TorchFunctionMode):
         # (statement execution, exception): failures of the tutor's own while observing.
         self.failures: list[tuple[int, BaseException]] = []
         self._node_tags = registry.node_tags
+        self._read_grad = self._special[_GRAD_GET]
+        # The library function found for the last in-place change library
+        # code made: (the innermost frame it was found from, the answer).
+        # An optimizer changes every parameter from one frame.
+        self._last_library: tuple[types.FrameType, tuple[str | None, str]] | None = None
 
     # ---- dispatch -----------------------------------------------------------
     def _classify(self, func: Any) -> Any:
@@ -324,6 +329,15 @@ class CallObserver(TorchFunctionMode):
                 kind = self._classify(func)
             except Exception as exc:  # the tutor's own failure: the call is made as is
                 self._failed(exc)
+                return func(*args, **kwargs)
+        if kind is self._read_grad:
+            # A read of .grad (an optimizer reads every parameter's): only a
+            # non-leaf's that keeps none is anything to the tutor.
+            try:
+                plain_read = args[0].is_leaf or args[0].retains_grad
+            except Exception:
+                plain_read = False
+            if plain_read:
                 return func(*args, **kwargs)
         if kind is not _PLAIN:
             # A call with bookkeeping before and after it (a handler, an
@@ -598,6 +612,12 @@ class CallObserver(TorchFunctionMode):
         torch call did not come from the user's own code: ("SGD.step",
         "optimizer"), ("BatchNorm1d.__init__", "setup"), or (None, "")."""
         frame: types.FrameType | None = sys._getframe(1)
+        while frame is not None and (is_tutor_file(frame.f_code.co_filename) or frame.f_code.co_filename.endswith(OVERRIDES_FILE)):
+            frame = frame.f_back
+        last = self._last_library
+        if last is not None and last[0] is frame:
+            return last[1]  # the same running frame: the same frames above it
+        innermost = frame
         chain: list[types.FrameType] = []  # library frames, innermost first
         setup = False
         while frame is not None:
@@ -617,11 +637,10 @@ class CallObserver(TorchFunctionMode):
         entry = next((f for f in reversed(chain) if f.f_code.co_name not in _WRAPPERS), chain[-1])
         owner = entry.f_locals.get("self")
         where = f"{type(owner).__name__}.{entry.f_code.co_name}" if owner is not None else entry.f_code.co_name
-        if setup:
-            return where, "setup"
-        if isinstance(owner, torch.optim.Optimizer):
-            return where, "optimizer"
-        return where, "other"
+        found: tuple[str | None, str] = (where, "setup" if setup else "optimizer" if isinstance(owner, torch.optim.Optimizer) else "other")
+        if innermost is not None:
+            self._last_library = (innermost, found)
+        return found
 
     def _on_inplace(self, func: Any, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         if args and isinstance(args[0], (list, tuple)) and name.startswith("_foreach_"):
@@ -745,6 +764,7 @@ class CallObserver(TorchFunctionMode):
         statement); all of them when None. Records of a statement still
         running further up (a caller's line whose library call ran the
         user's function) wait for that statement to finish."""
+        self._last_library = None  # (no frame is held past a step)
         if exec_id is None:
             records, self.records, self._record_execs = self.records, [], []
             return records
