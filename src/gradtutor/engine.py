@@ -193,7 +193,7 @@ class Engine:
         self._indexes: dict[str, SourceIndex] = {}
         # Per frame: the type of each name's value when a step last changed
         # nothing (see _nothing_happened).
-        self._scope_types: dict[Any, dict[str, int]] = {}
+        self._scope_types: dict[Any, tuple[tuple[str, ...], tuple[int, ...]]] = {}
         self._frames: dict[int, _Frame] = {}
         self._stack: list[_Frame] = []
         self._trackers: dict[int, NameTracker] = {}
@@ -818,10 +818,11 @@ class Engine:
             # last looked at with nothing changed: the tensor names are the
             # ones bound, and each must still hold its tensor. (Ids of types,
             # so the tutor keeps no class of the user's alive.)
-            if len(types) == len(own) and all(own.get(name) is old.ref() for name, old in bound.items()):
-                now = {name: id(type(value)) for name, value in own.items()}
-                if now == types:
-                    return True
+            if (
+                len(types[0]) == len(own) and all(own.get(name) is old.ref() for name, old in bound.items())
+                and tuple(map(id, map(type, own.values()))) == types[1] and tuple(own) == types[0]
+            ):
+                return True
             self._scope_types.pop(state.key, None)
         seen = 0
         for name, value in scope.scan().tensors:
@@ -833,7 +834,7 @@ class Engine:
             return False
         if tracker is None:
             self._trackers[state.key] = NameTracker()  # a new frame with no tensors: nothing bound yet
-        self._scope_types[state.key] = {name: id(type(value)) for name, value in own.items()}
+        self._scope_types[state.key] = (tuple(own), tuple(map(id, map(type, own.values()))))
         return True
 
     def _grad_changes(self, namespace: Mapping[str, Any], snapshot: Snapshot) -> tuple[tuple[str, Any, Any], ...]:

@@ -303,7 +303,7 @@ def _name_events(
     """Names of ``namespace`` (the frame's own) bound, rebound, or bound to a
     graph that grew; ``visible``: every name the step sees (for modules)."""
     events: list[Event] = []
-    node_of = {b.name: b.node for b in snapshot.bindings}
+    node_of = snapshot.nodes_by_name()
     named = {n for n in node_of.values() if n is not None}
     reach = snapshot.reach
     params: dict[int, tuple[str, str]] | None = None
@@ -356,7 +356,7 @@ def with_growth_sizes(events: list[Event], snapshot: Snapshot) -> list[Event]:
     out, counted on ``snapshot`` (the whole one of the same step)."""
     if not any(e.kind == "graph-growth" and e.get("nodes") is None for e in events):
         return events
-    node_of = {b.name: b.node for b in snapshot.bindings}
+    node_of = snapshot.nodes_by_name()
     out = []
     for event in events:
         node = node_of.get(event.get("name")) if event.kind == "graph-growth" and event.get("nodes") is None else None

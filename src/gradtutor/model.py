@@ -221,6 +221,14 @@ class Snapshot:
     # walking only as far as needed; a lite snapshot (a loop step likely
     # hidden) has no graphs besides.
     reach: Any = field(default=None, compare=False, repr=False)
+    # A lite snapshot's names: tensor name -> its node (no bindings are made).
+    named_nodes: Any = field(default=None, compare=False, repr=False)
+
+    def nodes_by_name(self) -> Mapping[str, str | None]:
+        """Each name's node id (None: a tensor not in any graph, or not a tensor)."""
+        if self.named_nodes is not None:
+            return self.named_nodes
+        return {b.name: b.node for b in self.bindings}
 
     def graph(self, level: str = LEVEL_STATEMENTS) -> Graph:
         return self.ops if level == LEVEL_OPS else self.statements

@@ -15,6 +15,7 @@ op view changed.
 from __future__ import annotations
 
 import math
+import sys
 import weakref
 from dataclasses import replace
 from typing import Any, Iterator, Mapping
@@ -67,6 +68,13 @@ def module_parts(module: torch.nn.Module) -> tuple[list[tuple[str, torch.Tensor]
     return params, buffers
 
 
+# Types of value a scan passes over at once (exact types: a subclass is
+# looked at as any other value is).
+_NEVER_TRACKED = frozenset({
+    int, float, bool, str, bytes, type(None), type(len), type(lambda: 0), type(sys), type, dict, set, frozenset, range,
+})
+
+
 class NameScan:
     """The tracked names of a namespace that the tutor looks at, by kind, in
     the namespace's order: tensors, modules, and short tuples and lists
@@ -80,7 +88,7 @@ class NameScan:
         sequences: list[tuple[str, Any]] = []
         both: list[tuple[str, Any]] = []
         for name, value in namespace.items():
-            if name[:1] == "_" and not is_tracked_name(name):
+            if type(value) in _NEVER_TRACKED or name[:1] == "_" and not is_tracked_name(name):
                 continue
             if isinstance(value, torch.Tensor):
                 tensors.append((name, value))
@@ -320,6 +328,7 @@ class Snapshotter:
         names_of: dict[int, tuple[str, ...]] = {}
         roots: list[ag.NodeTag | ag.LeafTag] = []
         tensor_of: dict[int, torch.Tensor] = {}
+        named_nodes: dict[str, str | None] = {}
         for name, t in tensors:
             if t.requires_grad:
                 tag: ag.NodeTag | ag.LeafTag | None = self.registry.tag_tensor(t, origin)
@@ -329,6 +338,9 @@ class Snapshotter:
             if tag is not None:
                 names_of[tag.serial] = names_of.get(tag.serial, ()) + (name,)
                 tensor_of[tag.serial] = t
+                named_nodes[name] = tag.node_id
+            else:
+                named_nodes[name] = None
 
         if names_current:
             former = self._former.get(frame_key, {})
@@ -336,10 +348,8 @@ class Snapshotter:
             former = self._former_names(namespace, names_of, frame_key, follow_names)
         # What events ask of the graph, ``Reach`` answers without building it.
         reach = ag.Reach({tag.node_id: tag for tag in roots})
-        if lite:
-            return Snapshot(
-                origin.exec_id, origin.line, Graph(), Graph(), self._bindings(namespace, described=False), reach=reach
-            )
+        if lite:  # what events ask: each name's node, and the graph's reach
+            return Snapshot(origin.exec_id, origin.line, Graph(), Graph(), reach=reach, named_nodes=named_nodes)
         tags = sorted(ag.walk_tags(roots), key=lambda tag: tag.serial)
         nodes: list[Node] = []
         edges: list[Edge] = []
@@ -497,14 +507,8 @@ class Snapshotter:
         self._grouped = (key, graph)
         return graph
 
-    def _bindings(
-        self, namespace: Mapping[str, Any], module_sizes: Mapping[str, int] | None = None, described: bool = True
-    ) -> tuple[Binding, ...]:
-        """Every tracked name and what it refers to. ``described=False``: only
-        the tensors, with their nodes (what events need), no descriptions."""
-        if not described:  # a lite step's: tensors only, found without sorting every name
-            found = [Binding(name, "Tensor", self._node_of(value)) for name, value in scan_names(namespace).tensors]
-            return tuple(sorted(found, key=lambda b: b.name))
+    def _bindings(self, namespace: Mapping[str, Any], module_sizes: Mapping[str, int] | None = None) -> tuple[Binding, ...]:
+        """Every tracked name and what it refers to."""
         out = []
         for name in sorted(namespace):
             value = namespace[name]
