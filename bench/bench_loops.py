@@ -8,6 +8,10 @@ side with plain python in this one process (alternating runs, medians).
             iteration at N = 500 and N = 2,000. Linear means the ratio of the
             two totals is 4; the tutor's cost per hidden iteration is printed.
 
+For the training loop it also prints the floor of observing this way: the
+program under an empty torch function mode and the tutor's tracer (see
+gradtutor.tracing) with trace functions that do nothing.
+
 Run: .venv/bin/python bench/bench_loops.py
 """
 
@@ -17,6 +21,7 @@ import contextlib
 import io
 import os
 import statistics
+import sys
 import tempfile
 import textwrap
 
@@ -54,13 +59,44 @@ open(OUT, "w").write(repr(RESULT))
 REPEATS = 5
 
 
-def run(source: str, tutor: bool) -> float:
-    """RESULT of the program, run as a script under python or under the tutor."""
+class _EmptyMode:
+    """A torch function mode that only calls the function (made on first use)."""
+
+    def __new__(cls):  # type: ignore[no-untyped-def]
+        from torch.overrides import TorchFunctionMode
+
+        class Empty(TorchFunctionMode):
+            def __torch_function__(self, func, types, args=(), kwargs=None):  # type: ignore[no-untyped-def]
+                return func(*args, **(kwargs or {}))
+
+        return Empty()
+
+
+def run(source: str, tutor: bool | str) -> float:
+    """RESULT of the program, run as a script under python, under the tutor,
+    or (``tutor="floor"``) under an empty mode and a tracer that does nothing."""
     out = tempfile.mktemp(suffix=".txt")
     with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as f:
         f.write(f"OUT = {out!r}\n" + textwrap.dedent(source))
     try:
-        if tutor:
+        if tutor == "floor":
+            from gradtutor.tracing import make_tracer
+
+            def local(frame, event, arg):  # type: ignore[no-untyped-def]
+                return local
+
+            def start(frame, event, arg):  # type: ignore[no-untyped-def]
+                return local if frame.f_code.co_filename == f.name else None
+
+            tracer = make_tracer(start, local, {f.name})
+            code = compile(open(f.name).read(), f.name, "exec")
+            with _EmptyMode():
+                tracer.start()
+                try:
+                    exec(code, {"__name__": "__main__"})
+                finally:
+                    tracer.stop()
+        elif tutor:
             from gradtutor.explain import read_program, run_script
 
             text, code = read_program(f.name)
@@ -77,23 +113,32 @@ def run(source: str, tutor: bool) -> float:
             os.unlink(out)
 
 
-def median_pair(source: str) -> tuple[float, float]:
-    plain, tutor = [], []
+def median_pair(source: str, floor: bool = False) -> tuple[float, ...]:
+    kinds: list[bool | str] = [False, True] + (["floor"] if floor else [])
+    times: list[list[float]] = [[] for _ in kinds]
     for _ in range(REPEATS):
-        plain.append(run(source, False))
-        tutor.append(run(source, True))
-    return statistics.median(plain), statistics.median(tutor)
+        for kind, found in zip(kinds, times):
+            found.append(run(source, kind))
+    return tuple(statistics.median(found) for found in times)
 
 
 def main() -> None:
-    plain, tutor = median_pair(TRAINING.format(iterations=60))
+    print(f"Python {sys.version.split()[0]}, tracer: {type(_tracer_kind()).__name__}")
+    plain, tutor, floor = median_pair(TRAINING.format(iterations=60), floor=True)
     print(f"training loop, one iteration: python {plain * 1e3:.2f} ms, tutor {tutor * 1e3:.2f} ms, ratio {tutor / plain:.2f}")
+    print(f"  floor (empty torch function mode + tracer doing nothing): {floor * 1e3:.2f} ms, ratio {floor / plain:.2f}")
     small_p, small_t = median_pair(GROWING.format(iterations=500))
     big_p, big_t = median_pair(GROWING.format(iterations=2000))
     print(f"growing loop, 500 iterations: python {small_p * 1e3:.1f} ms, tutor {small_t * 1e3:.1f} ms")
     print(f"growing loop, 2,000 iterations: python {big_p * 1e3:.1f} ms, tutor {big_t * 1e3:.1f} ms")
     print(f"  4x the iterations cost {big_t / small_t:.2f}x under the tutor (linear: 4); "
           f"tutor cost per iteration at 2,000: {(big_t - big_p) / 2000 * 1e6:.0f} µs")
+
+
+def _tracer_kind():  # type: ignore[no-untyped-def]
+    from gradtutor.tracing import make_tracer
+
+    return make_tracer(lambda *a: None, lambda *a: None, ())
 
 
 if __name__ == "__main__":

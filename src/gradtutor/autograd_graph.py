@@ -23,7 +23,6 @@ from __future__ import annotations
 import itertools
 import re
 import sys
-from contextlib import contextmanager
 import weakref
 from typing import Any, Callable, Iterable, Iterator
 
@@ -503,18 +502,29 @@ def _alone_count() -> int:
 _ALONE = _alone_count()
 
 
-@contextmanager
-def hidden_from_user_modes() -> Iterator[None]:
+class hidden_from_user_modes:
     """The tutor's own reads of tensors (``.grad``, ``tolist()``), hidden from
-    the user's torch function modes, tensor subclasses and dispatch modes."""
-    with torch._C.DisableTorchFunction():
+    the user's torch function modes, tensor subclasses and dispatch modes.
+    (A context manager run on every step: a class, not a generator.)"""
+
+    __slots__ = ("_torch_function", "_dispatch")
+
+    def __enter__(self) -> None:
+        self._torch_function = torch._C.DisableTorchFunction()
+        self._torch_function.__enter__()
+        self._dispatch = None
         if torch._C._len_torch_dispatch_stack() > 0:
             from torch.utils._python_dispatch import _disable_current_modes
 
-            with _disable_current_modes():
-                yield
-        else:
-            yield
+            self._dispatch = _disable_current_modes()
+            self._dispatch.__enter__()
+
+    def __exit__(self, *exc: Any) -> None:
+        try:
+            if self._dispatch is not None:
+                self._dispatch.__exit__(*exc)
+        finally:
+            self._torch_function.__exit__(*exc)
 
 
 def is_accumulate(node: Any) -> bool:

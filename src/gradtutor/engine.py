@@ -725,7 +725,9 @@ class Engine:
             # whole snapshot once it is to be shown.
             likely_hidden = iteration > self.max_iterations
             snapshot = self.snapshotter.take(namespace, origin=state.origin, frame_key=state.key, lite=likely_hidden)
-            tracker = self._trackers.setdefault(state.key, NameTracker())
+            tracker = self._trackers.get(state.key)
+            if tracker is None:
+                tracker = self._trackers[state.key] = NameTracker()
             exception = state.exception
             records = observer.take_records(state.origin.exec_id)
             events = detect_events(
@@ -747,15 +749,19 @@ class Engine:
             if observer.failures:
                 events = self._failed_observing(state, stmt.start, events)
             state.exception = None
-            hidden = likely_hidden and self._seen_before((state.code, stmt.start), events)
+            signatures = [_signature(e) for e in events]
+            hidden = likely_hidden and self._seen_before((state.code, stmt.start), events, signatures)
             if hidden and not output:
                 state.hidden += 1
                 self._hidden_total += 1
-                for event in events:
+                for event, signature in zip(events, signatures):
                     if _worth_repeating(event):
                         for store in (state.repeated, self._repeated_total):
-                            entry = store.setdefault(_signature(event), [event, 0])
-                            entry[1] += 1
+                            entry = store.get(signature)
+                            if entry is None:
+                                store[signature] = [event, 1]
+                            else:
+                                entry[1] += 1
                 return
             if likely_hidden:
                 snapshot = self.snapshotter.take(namespace, origin=state.origin, frame_key=state.key, names_current=True)
@@ -876,17 +882,20 @@ class Engine:
             if isinstance(rec, DetachRecord) and id(rec.ref()) in ids:
                 self.observer.add_record(replace(rec, line=None), caller.origin.exec_id if caller is not None else 0)
 
-    def _seen_before(self, where: tuple[Any, int], events: list[Event]) -> bool:
+    def _seen_before(self, where: tuple[Any, int], events: list[Event], signatures: list[tuple[Any, ...]]) -> bool:
         """Past the first iterations, a loop step is hidden when it says nothing
         new: only routine events, or the same kinds for the same names as a
         step of this line already shown (a growing graph is reported, not
-        reported again every iteration). Errors are always shown."""
-        shown = self._shown.setdefault(where, set())
-        fresh = [
-            e for e in events
-            if not is_routine(e) and (e.kind == "error" or _signature(e) not in shown)
-        ]
-        shown.update(_signature(e) for e in events)
+        reported again every iteration). Errors are always shown.
+        ``signatures``: the events' (``_signature``)."""
+        shown = self._shown.get(where)
+        if shown is None:
+            shown = self._shown[where] = set()
+        fresh = False
+        for event, signature in zip(events, signatures):
+            if not is_routine(event) and (event.kind == "error" or signature not in shown):
+                fresh = True
+        shown.update(signatures)
         return not fresh
 
     def _record_const_reads(

@@ -189,6 +189,10 @@ def summarize_values(t: torch.Tensor) -> Any:
 _SUMMARY_SLICE = 1 << 20  # elements summed at once: 8 MB in double precision
 
 
+# A tensor's description by what it is made from: a graph's names share a few.
+_tensor_words: dict[tuple[Any, ...], str] = {}
+
+
 def describe_value(value: Any, language: str = "en") -> str:
     """A one-line description of what a name refers to (for ``:names``), in ``language``.
 
@@ -197,14 +201,23 @@ def describe_value(value: Any, language: str = "en") -> str:
     user's code (and, for a tensor, formats every element)."""
     kind = type(value)
     if isinstance(value, torch.Tensor):
-        flags = []
-        if value.requires_grad:
-            flags.append("requires_grad")
-        if value.grad_fn is not None:
-            flags.append(f"grad_fn={value.grad_fn.name()}")
-        shape = "x".join(str(s) for s in value.shape) or message(language, "value_scalar")
-        return message(language, "value_tensor", shape=shape, dtype=ag.dtype_name(value.dtype),
-                       flags="".join(" " + flag for flag in flags))
+        fn = value.grad_fn
+        key = (tuple(value.shape), value.dtype, value.requires_grad, fn.name() if fn is not None else None, language)
+        found = _tensor_words.get(key)
+        if found is None:
+            flags = []
+            if value.requires_grad:
+                flags.append("requires_grad")
+            if fn is not None:
+                flags.append(f"grad_fn={key[3]}")
+            shape = "x".join(str(s) for s in value.shape) or message(language, "value_scalar")
+            if len(_tensor_words) >= 4096:
+                _tensor_words.clear()
+            found = _tensor_words[key] = message(
+                language, "value_tensor", shape=shape, dtype=ag.dtype_name(value.dtype),
+                flags="".join(" " + flag for flag in flags),
+            )
+        return found
     if isinstance(value, torch.nn.Module):
         n = sum(p.numel() for _, p in module_parts(value)[0])
         return message(language, "value_module", type=kind.__name__, count=n)

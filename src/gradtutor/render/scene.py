@@ -43,6 +43,8 @@ class Scene:
     _texts: dict[tuple[str, int], NodeText] = field(default_factory=dict)
     _param_texts: dict[tuple[str, int], NodeText] = field(default_factory=dict)
     input_orders: dict[str, list[str]] = field(default_factory=dict)  # the vertical list's, per node
+    _options: dict[int, TextOptions] = field(default_factory=dict)  # per width limit
+    _refs: dict[str, str] = field(default_factory=dict)  # node id -> ref() (suffixes included)
 
     def say(self, key: str, **fields: object) -> str:
         """The legend's or a note's words in the drawing's language."""
@@ -54,10 +56,17 @@ class Scene:
         key = (node_id, limit)
         found = self._texts.get(key)
         if found is None:
-            options = TextOptions(self.charset, self.current_step, self.show_none_saved, limit, marks(self.language))
-            found = describe_node(self.all_nodes[node_id], options, self.suffixes.get(node_id, ""))
+            found = describe_node(self.all_nodes[node_id], self._options_for(limit), self.suffixes.get(node_id, ""))
             self._texts[key] = found
         return found
+
+    def _options_for(self, limit: int) -> TextOptions:
+        options = self._options.get(limit)
+        if options is None:
+            options = self._options[limit] = TextOptions(
+                self.charset, self.current_step, self.show_none_saved, limit, marks(self.language)
+            )
+        return options
 
     def param_text(self, param: Param, max_width: int | None = None) -> NodeText:
         """A folded parameter's words: ``model.0.weight.T [grad]``."""
@@ -65,14 +74,18 @@ class Scene:
         key = (param.leaf_id, limit)
         found = self._param_texts.get(key)
         if found is None:
-            options = TextOptions(self.charset, self.current_step, self.show_none_saved, limit, marks(self.language))
-            found = describe_node(self.all_nodes[param.leaf_id], options, ".T" if param.transpose_id else "")
+            found = describe_node(self.all_nodes[param.leaf_id], self._options_for(limit), ".T" if param.transpose_id else "")
             self._param_texts[key] = found
         return found
 
     def ref(self, node_id: str) -> str:
         """How a reference names the node (its ``ref_name`` without building its words)."""
-        return ref_name(self.all_nodes[node_id], self.charset, marks(self.language)) + self.suffixes.get(node_id, "")
+        found = self._refs.get(node_id)
+        if found is None:
+            found = self._refs[node_id] = (
+                ref_name(self.all_nodes[node_id], self.charset, marks(self.language)) + self.suffixes.get(node_id, "")
+            )
+        return found
 
     def set_suffixes(self, ids: list[str]) -> None:
         """Give `` #k`` to the nodes in ``ids`` whose reference name another node shares."""
@@ -90,6 +103,7 @@ class Scene:
                 changed.add(node_id)
         if changed:
             self._texts = {k: v for k, v in self._texts.items() if k[0] not in changed}
+            self._refs = {k: v for k, v in self._refs.items() if k not in changed}
 
 
 def _module_size(scene: Scene, detail: str) -> str:
