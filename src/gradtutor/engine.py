@@ -35,6 +35,7 @@ from gradtutor.capture import OutputCapture
 from gradtutor.events import NameTracker, detect_events, is_routine, with_growth_sizes
 from gradtutor.model import Event, Snapshot, Step
 from gradtutor.observer import CallObserver, DetachRecord, LineContext
+from gradtutor import repeat_steps
 from gradtutor.snapshot import Snapshotter, StepNames, is_tracked_name, scan_names
 from gradtutor.source_index import SourceIndex, StatementInfo
 from gradtutor.tracebacks import OVERRIDES_FILE, exception_text, format_user_traceback, is_tutor_file
@@ -162,6 +163,10 @@ class Engine:
     than a routine one happens; the rest are counted in ``Step.extra["hidden"]``.
     """
 
+    # Hidden steps that repeat one exactly are passed over (see repeat_steps);
+    # off, every hidden step is detected in full (the tests compare the two).
+    pass_over_repeats = True
+
     def __init__(
         self,
         namespace: dict[str, Any] | None = None,
@@ -197,6 +202,8 @@ class Engine:
         self._frames: dict[int, _Frame] = {}
         self._stack: list[_Frame] = []
         self._trackers: dict[int, NameTracker] = {}
+        # Per frame, per statement: its last hidden run, to pass over its repeats (see repeat_steps).
+        self._hidden_runs: dict[int, dict[tuple[Any, int], repeat_steps.HiddenRun]] = {}
         self._next_exec = 0
         # Exceptions a user frame passed to library code unreported, by id: reported
         # where they come back into the user's code (see _raised_here).
@@ -650,6 +657,7 @@ class Engine:
         self._scope_types.pop(state.key, None)
         if not state.is_module:
             self._trackers.pop(state.key, None)
+            self._hidden_runs.pop(state.key, None)
             self.snapshotter.forget_frame(state.key)
         self._leave_frame(state)
 
@@ -724,12 +732,29 @@ class Engine:
             # something new: look only at what decides that, and take the
             # whole snapshot once it is to be shown.
             likely_hidden = iteration > self.max_iterations
-            snapshot = self.snapshotter.take(namespace, origin=state.origin, frame_key=state.key, lite=likely_hidden)
             tracker = self._trackers.get(state.key)
+            records = observer.take_records(state.origin.exec_id)
+            repeat = None
+            if (
+                likely_hidden and self.pass_over_repeats and not output and returning is None and state.exception is None
+                and not stmt.parts and not stmt.elements and not state.leaving and not observer.failures
+                and repeat_steps.names_as_bound(tracker, scope, self.registry)
+                and self.snapshotter.names_unchanged(namespace, state.key)
+            ):
+                repeat = repeat_steps.fingerprint(records, namespace)
+                last = self._hidden_runs.get(state.key, {}).get((state.code, stmt.start)) if repeat else None
+                if (
+                    last is not None and repeat is not None and last.repeated_by(*repeat)
+                    # (each event already counted since the last shown step, with
+                    # an example of its own: only the counts go up)
+                    and all(sig in state.repeated for e, sig in zip(last.events, last.signatures) if _worth_repeating(e))
+                ):
+                    self._count_hidden(state, last.events, last.signatures)
+                    return
+            snapshot = self.snapshotter.take(namespace, origin=state.origin, frame_key=state.key, lite=likely_hidden)
             if tracker is None:
                 tracker = self._trackers[state.key] = NameTracker()
             exception = state.exception
-            records = observer.take_records(state.origin.exec_id)
             events = detect_events(
                 line=stmt.start,
                 iteration=iteration,
@@ -752,16 +777,10 @@ class Engine:
             signatures = [_signature(e) for e in events]
             hidden = likely_hidden and self._seen_before((state.code, stmt.start), events, signatures)
             if hidden and not output:
-                state.hidden += 1
-                self._hidden_total += 1
-                for event, signature in zip(events, signatures):
-                    if _worth_repeating(event):
-                        for store in (state.repeated, self._repeated_total):
-                            entry = store.get(signature)
-                            if entry is None:
-                                store[signature] = [event, 1]
-                            else:
-                                entry[1] += 1
+                self._count_hidden(state, events, signatures)
+                if repeat is not None:
+                    runs = self._hidden_runs.setdefault(state.key, {})
+                    runs[(state.code, stmt.start)] = repeat_steps.remember(repeat, events, signatures)
                 return
             if likely_hidden:
                 snapshot = self.snapshotter.take(namespace, origin=state.origin, frame_key=state.key, names_current=True)
@@ -795,6 +814,19 @@ class Engine:
             if quiet_reads is not None:
                 quiet_reads.__exit__(None, None, None)
             observer.paused = False
+
+    def _count_hidden(self, state: _Frame, events: Any, signatures: Any) -> None:
+        """A hidden step: counted, and its events that a note says happened again."""
+        state.hidden += 1
+        self._hidden_total += 1
+        for event, signature in zip(events, signatures):
+            if _worth_repeating(event):
+                for store in (state.repeated, self._repeated_total):
+                    entry = store.get(signature)
+                    if entry is None:
+                        store[signature] = [event, 1]
+                    else:
+                        entry[1] += 1
 
     def _failed_observing(self, state: _Frame, line: int, events: list[Event]) -> list[Event]:
         """The observer failed during this step (see ``CallObserver._recover``):

@@ -408,6 +408,31 @@ class Snapshotter:
             self._previous[frame_key] = snap
         return snap
 
+    def names_unchanged(self, namespace: Mapping[str, Any], frame_key: Any) -> bool:
+        """Would a lite snapshot of ``namespace`` find every tensor name bound
+        as at the frame's last step, none added or gone? Then it would change
+        nothing this snapshotter keeps for the frame."""
+        before = self._bound.get(frame_key)
+        if before is None:
+            return False
+        registry = self.registry
+        count = 0
+        for name, t in scan_names(namespace).tensors:
+            if t.requires_grad:
+                fn = t.grad_fn
+                tag: ag.NodeTag | ag.LeafTag | None = registry.tag_of(fn) if fn is not None else registry.known_leaf(t)
+                if tag is None:
+                    return False  # (a snapshot would tag it now)
+            else:
+                tag = registry.known_leaf(t)
+                if tag is None:
+                    continue
+            entry = before.get(name)
+            if entry is None or entry[0]() is not t or entry[1] != tag.serial:
+                return False
+            count += 1
+        return count == len(before)
+
     def _former_names(
         self, namespace: Mapping[str, Any], names_of: Mapping[int, tuple[str, ...]], frame_key: Any, remember: bool
     ) -> dict[int, tuple[str, ...]]:

@@ -1,0 +1,147 @@
+"""Loop steps that repeat a hidden step exactly, told without detecting again.
+
+Past its first iterations a loop step is hidden unless it says something new
+(``Engine._seen_before``). Finding that out takes a snapshot and the whole
+detection of events, which for a step like ``opt.step()`` or
+``loss.backward()`` costs many times the step itself. Yet such a step, run
+again with every name bound as before, makes the same calls on the same
+tensors and so the same events: what it says was already found hidden.
+
+A step is a *repeat* of the previous run of its statement in the same frame
+when:
+
+- that run was hidden, and
+- neither it nor this run changed what any tracked name of the frame holds
+  (the same tensor, in the same autograd node: see ``names_as_bound``), and
+- the observer recorded the same calls, told apart by what decides their
+  events' kinds and names (``fingerprint``): the API and options of a
+  backward, the op and library function of an in-place change, and each
+  tensor by the name it has, or, when it has none (a module's parameter, a
+  gradient), by its identity, checked through weak references.
+
+A repeat is hidden with the events of the run it repeats (the same
+signatures, counted again in the hidden steps' note); nothing else is
+looked at. Any other step is detected in full.
+"""
+
+from __future__ import annotations
+
+import weakref
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+import torch
+
+from gradtutor import autograd_graph as ag
+from gradtutor.events import NameTracker
+from gradtutor.model import Event
+from gradtutor.observer import (
+    BackwardRecord,
+    DetachRecord,
+    GradSetRecord,
+    InplaceRecord,
+    RetainGradRecord,
+    WarningRecord,
+)
+from gradtutor.snapshot import scan_names
+
+
+@dataclass
+class HiddenRun:
+    """A hidden run of one statement, kept to recognise its repeats."""
+
+    fingerprint: tuple[Any, ...]
+    # The objects the fingerprint names by identity, weakly: a repeat must
+    # meet these very objects again, alive.
+    objects: tuple[weakref.ref[Any], ...]
+    events: tuple[Event, ...]
+    signatures: tuple[tuple[Any, ...], ...]
+
+    def repeated_by(self, fingerprint: tuple[Any, ...], objects: list[Any]) -> bool:
+        return (
+            fingerprint == self.fingerprint
+            and len(objects) == len(self.objects)
+            and all(ref() is obj for ref, obj in zip(self.objects, objects))
+        )
+
+
+def names_as_bound(tracker: NameTracker | None, scope: Mapping[str, Any], registry: ag.TagRegistry) -> bool:
+    """Does every tracked tensor name of ``scope`` hold what ``tracker`` says it
+    held after the frame's last step (the same tensor, in the same node), with
+    no name added or gone?"""
+    if tracker is None:
+        return False
+    bound = tracker.bound
+    tensors = scan_names(scope).tensors
+    if len(tensors) != len(bound):
+        return False
+    for name, t in tensors:
+        old = bound.get(name)
+        if old is None or old.ref() is not t:
+            return False
+        fn = t.grad_fn
+        tag = registry.tag_of(fn) if fn is not None else registry.known_leaf(t)
+        if (tag.node_id if tag is not None else None) != old.node:
+            return False
+    return True
+
+
+def fingerprint(records: list[Any], namespace: Mapping[str, Any]) -> tuple[tuple[Any, ...], list[Any]] | None:
+    """What decides the kinds and names of the events of ``records`` (see the
+    module's docstring), and the objects it names by identity; None for
+    records it cannot vouch for (a change through ``.data``, an unknown kind)."""
+    scan = scan_names(namespace)
+    names: dict[int, str] = {}
+    for name, value in scan.tensors:
+        names.setdefault(id(value), name)
+    for name, value in scan.sequences:
+        for i, item in enumerate(value):
+            if isinstance(item, torch.Tensor) and id(item) not in names:
+                names[id(item)] = f"{name}[{i}]"
+    objects: list[Any] = [module for _, module in scan.modules]
+    parts: list[Any] = [tuple(name for name, _ in scan.modules)]
+
+    def known(ref: weakref.ref[Any] | None) -> Any:
+        """The tensor's name; failing that, the tensor, named by identity."""
+        obj = ref() if ref is not None else None
+        if obj is None:
+            return None
+        name = names.get(id(obj))
+        if name is not None:
+            return name
+        objects.append(obj)
+        return len(objects)  # its place in ``objects``
+
+    def name_only(ref: weakref.ref[Any] | None) -> str | None:
+        obj = ref() if ref is not None else None
+        return names.get(id(obj)) if obj is not None else None
+
+    for rec in records:
+        kind = type(rec)
+        if kind is BackwardRecord:
+            parts.append((
+                "backward", rec.api, rec.retain_graph, rec.create_graph, rec.library,
+                name_only(rec.roots[0]) if rec.roots else None,
+                tuple(name_only(r) for r in rec.results),
+                tuple(known(r) for r in rec.accumulated),
+            ))
+        elif kind is InplaceRecord:
+            if rec.data_of is not None:
+                return None
+            parts.append(("inplace", rec.op, rec.library, rec.library_kind, known(rec.ref)))
+        elif kind is GradSetRecord:
+            parts.append(("grad-set", rec.cleared, known(rec.ref)))
+        elif kind is DetachRecord:
+            parts.append(("detach", rec.how, name_only(rec.ref), name_only(rec.source)))
+        elif kind is RetainGradRecord:
+            parts.append(("retain-grad", name_only(rec.ref)))
+        elif kind is WarningRecord:
+            parts.append(("warning", rec.cause, name_only(rec.ref)))
+        else:
+            return None
+    return tuple(parts), objects
+
+
+def remember(fingerprinted: tuple[tuple[Any, ...], list[Any]], events: list[Event], signatures: list[tuple[Any, ...]]) -> HiddenRun:
+    found, objects = fingerprinted
+    return HiddenRun(found, tuple(weakref.ref(obj) for obj in objects), tuple(events), tuple(signatures))

@@ -1,0 +1,136 @@
+"""Hidden loop steps that repeat a hidden step exactly are passed over
+(gradtutor.repeat_steps): the narration must be the very one that detecting
+every step in full gives, and a step that says something new is still shown."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from conftest import events, explain_json
+from gradtutor import repeat_steps
+from gradtutor.engine import Engine
+from program_generator import generate
+
+HERE = Path(__file__).parent
+CORPUS = [
+    "grad_accumulation.py", "ema_model_nograd.py", "d2l_linreg_scratch.py", "lpe_two_layer_autograd.py",
+    "lpe_polynomial_nn.py", "makemore_bigram.py", "wgan_gp_toy.py",
+]
+PROGRAMS = ["mlp_train.py", "loop_growth.py", "rnn_hidden.py", "functions.py", "detach_nograd.py"]
+
+
+@pytest.fixture
+def passed_over(monkeypatch):
+    """Counts the repeats the engine passes over."""
+    count = [0]
+    real = repeat_steps.HiddenRun.repeated_by
+
+    def counting(self, *args):
+        found = real(self, *args)
+        count[0] += found
+        return found
+
+    monkeypatch.setattr(repeat_steps.HiddenRun, "repeated_by", counting)
+    return count
+
+
+def both_ways(path: Path, monkeypatch) -> tuple[dict, dict]:
+    """The JSON document of ``path`` with repeats passed over, and with every step detected in full."""
+    monkeypatch.chdir(path.parent)
+    fast = explain_json(path)
+    monkeypatch.setattr(Engine, "pass_over_repeats", False)
+    try:
+        full = explain_json(path)
+    finally:
+        monkeypatch.setattr(Engine, "pass_over_repeats", True)
+    return fast, full
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("name", CORPUS)
+def test_a_real_program_is_narrated_as_with_every_step_detected(name, monkeypatch, passed_over):
+    fast, full = both_ways(HERE / "corpus" / name, monkeypatch)
+    assert fast == full
+    assert passed_over[0] > 0  # the comparison is of repeats passed over, not of none
+
+
+def test_test_programs_and_generated_ones_are_narrated_as_with_every_step_detected(tmp_path, monkeypatch, passed_over):
+    paths = [HERE / "programs" / name for name in PROGRAMS]
+    for seed in range(40):
+        source = generate(seed)
+        if "atexit" in source or "threading" in source:
+            continue  # (these end as processes of their own: see test_generated)
+        path = tmp_path / f"gen_{seed}.py"
+        path.write_text(source, encoding="utf-8")
+        paths.append(path)
+    for path in paths:
+        fast, full = both_ways(path, monkeypatch)
+        assert fast == full, path.name
+    assert passed_over[0] > 0  # the comparison is of repeats passed over, not of none
+
+
+LATE = """\
+import torch
+torch.manual_seed(0)
+w = torch.randn(3, requires_grad=True)
+x = torch.randn(3)
+opt = torch.optim.SGD([w], lr=0.1)
+for i in range(30):
+    if i < 20:
+        opt.zero_grad()
+    loss = (w * x).sum()
+    loss.backward()
+    opt.step()
+    try:
+        if i == 25:
+            w.add_(1)
+    except RuntimeError as error:
+        caught = str(error)
+"""
+
+
+def test_what_a_repeat_would_hide_late_in_a_loop_is_still_shown(tmp_path, monkeypatch, passed_over):
+    path = tmp_path / "late.py"
+    path.write_text(LATE, encoding="utf-8")
+    fast, full = both_ways(path, monkeypatch)
+    assert fast == full
+    # zero_grad stops at i == 20: the backward of i == 20 accumulates, and says so
+    accumulated = events(fast, "grad-accumulated")
+    assert accumulated and {e["line"] for e in accumulated} == {10}
+    shown_backwards = [s for s in fast["steps"] if s["line"] == 10]
+    assert any(s["iteration"] == 21 for s in shown_backwards)
+    # the in-place change of a leaf at i == 25 is an error, shown at its line
+    errors = [s for s in fast["steps"] if s["line"] == 14]
+    assert [s["iteration"] for s in errors] == [1]
+    assert [e["cause"] for e in events(fast, "error")] == ["leaf-inplace"]
+    assert passed_over[0] > 20
+
+
+def run_engine(source: str) -> list[tuple[int, int, tuple]]:
+    engine = Engine(capture_output=True)
+    engine.add_source("<test>", source)
+    result = engine.run_code(compile(source, "<test>", "exec"))
+    assert result.exception is None and not result.internal_errors
+    return [(s.line, s.iteration, s.events, s.extra) for s in result.steps]
+
+
+def test_a_name_bound_anew_is_never_a_repeat(monkeypatch, passed_over):
+    source = textwrap.dedent("""\
+        import torch
+        a = torch.ones(2, requires_grad=True)
+        opt = torch.optim.SGD([a], lr=0.1)
+        for i in range(14):
+            opt.zero_grad()
+            t = a + 1.0 if i < 8 else t + 1.0
+            t.sum().backward()
+        """)
+    fast = run_engine(source)
+    monkeypatch.setattr(Engine, "pass_over_repeats", False)
+    assert fast == run_engine(source)
+    # from i == 8 on, t's old graph stays in the new one: shown once, then growth
+    shown = [(iteration, [e.kind for e in events]) for line, iteration, events, _ in fast if line == 6]
+    assert shown[3][0] == 9 and "name-rebound" in shown[3][1]
+    assert passed_over[0] > 0  # zero_grad and backward repeat
