@@ -177,6 +177,8 @@ def test_chinese_narration_says_where_a_step_ran_and_what_was_not_shown_in_chine
         "import torch\nw = torch.ones(2, requires_grad=True)\n"
         "def f(v):\n    return (v * 2).sum()\n"
         "for i in range(6):\n    loss = f(w)\n    loss.backward()\n"
+        "for j in range(6):\n    k = j\n"
+        "print(k)\n"
     )
     assert main(["--lang", "zh", "--plain", "--width", "100", "explain", str(path)]) == 0
     zh = capsys.readouterr().out

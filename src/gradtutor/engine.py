@@ -775,7 +775,9 @@ class Engine:
                 events = self._failed_observing(state, stmt.start, events)
             state.exception = None
             signatures = [_signature(e) for e in events]
-            hidden = likely_hidden and self._seen_before((state.code, stmt.start), events, signatures)
+            # (A step of the first iterations is shown whatever it says; what
+            # it said counts as shown for the later ones.)
+            hidden = self._seen_before((state.code, stmt.start), events, signatures) and likely_hidden
             if hidden and not output:
                 self._count_hidden(state, events, signatures)
                 if repeat is not None:
