@@ -750,6 +750,7 @@ class Engine:
                     and all(sig in state.repeated for e, sig in zip(last.events, last.signatures) if _worth_repeating(e))
                 ):
                     self._count_hidden(state, last.events, last.signatures)
+                    self._remember_types(state, own)
                     return
             snapshot = self.snapshotter.take(namespace, origin=state.origin, frame_key=state.key, lite=likely_hidden)
             if tracker is None:
@@ -783,6 +784,7 @@ class Engine:
                 if repeat is not None:
                     runs = self._hidden_runs.setdefault(state.key, {})
                     runs[(state.code, stmt.start)] = repeat_steps.remember(repeat, events, signatures)
+                self._remember_types(state, own)
                 return
             if likely_hidden:
                 snapshot = self.snapshotter.take(namespace, origin=state.origin, frame_key=state.key, names_current=True)
@@ -809,6 +811,7 @@ class Engine:
             )
             state.hidden = 0
             state.repeated = {}
+            self._remember_types(state, own)
             self._steps.append(step)
             if self.on_step is not None:
                 self.on_step(step)
@@ -874,8 +877,14 @@ class Engine:
             return False
         if tracker is None:
             self._trackers[state.key] = NameTracker()  # a new frame with no tensors: nothing bound yet
-        self._scope_types[state.key] = (tuple(own), tuple(map(id, map(type, own.values()))))
+        self._remember_types(state, own)
         return True
+
+    def _remember_types(self, state: _Frame, own: Mapping[str, Any]) -> None:
+        """The frame's names and the type of each, once its tracker knows
+        every tensor name as it is now: a next step that leaves them so
+        changed nothing the tutor reports (see ``_nothing_happened``)."""
+        self._scope_types[state.key] = (tuple(own), tuple(map(id, map(type, own.values()))))
 
     def _grad_changes(self, namespace: Mapping[str, Any], snapshot: Snapshot) -> tuple[tuple[str, Any, Any], ...]:
         """The .grad values this step changed, of the tensors it can name.
