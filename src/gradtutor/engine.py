@@ -203,7 +203,8 @@ class Engine:
         self._stack: list[_Frame] = []
         self._trackers: dict[int, NameTracker] = {}
         # Per frame, per statement: its last hidden run, to pass over its repeats (see repeat_steps).
-        self._hidden_runs: dict[int, dict[tuple[Any, int], repeat_steps.HiddenRun]] = {}
+        # (An int: how many runs in a row bound a name anew; None: too many to try again.)
+        self._hidden_runs: dict[int, dict[tuple[Any, int], repeat_steps.HiddenRun | int | None]] = {}
         self._next_exec = 0
         # Exceptions a user frame passed to library code unreported, by id: reported
         # where they come back into the user's code (see _raised_here).
@@ -735,16 +736,23 @@ class Engine:
             tracker = self._trackers.get(state.key)
             records = observer.take_records(state.origin.exec_id)
             repeat = None
+            runs = self._hidden_runs.get(state.key)
+            where = (state.code, stmt.start)
             if (
                 likely_hidden and self.pass_over_repeats and not output and returning is None and state.exception is None
                 and not stmt.parts and not stmt.elements and not state.leaving and not observer.failures
-                and repeat_steps.names_as_bound(tracker, scope, self.registry)
-                and self.snapshotter.names_unchanged(namespace, state.key)
+                and (runs is None or runs.get(where, True) is not None)  # (None: it binds names anew every time)
             ):
-                repeat = repeat_steps.fingerprint(records, namespace)
-                last = self._hidden_runs.get(state.key, {}).get((state.code, stmt.start)) if repeat else None
+                if not (
+                    repeat_steps.names_as_bound(tracker, scope, self.registry)
+                    and self.snapshotter.names_unchanged(namespace, state.key)
+                ):
+                    self._rebinds(state.key, where)
+                else:
+                    repeat = repeat_steps.fingerprint(records, namespace)
+                last = runs.get(where) if repeat is not None and runs is not None else None
                 if (
-                    last is not None and repeat is not None and last.repeated_by(*repeat)
+                    isinstance(last, repeat_steps.HiddenRun) and repeat is not None and last.repeated_by(*repeat)
                     # (each event already counted since the last shown step, with
                     # an example of its own: only the counts go up)
                     and all(sig in state.repeated for e, sig in zip(last.events, last.signatures) if _worth_repeating(e))
@@ -782,8 +790,7 @@ class Engine:
             if hidden and not output:
                 self._count_hidden(state, events, signatures)
                 if repeat is not None:
-                    runs = self._hidden_runs.setdefault(state.key, {})
-                    runs[(state.code, stmt.start)] = repeat_steps.remember(repeat, events, signatures)
+                    self._hidden_runs.setdefault(state.key, {})[where] = repeat_steps.remember(repeat, events, signatures)
                 self._remember_types(state, own)
                 return
             if likely_hidden:
@@ -819,6 +826,15 @@ class Engine:
             if quiet_reads is not None:
                 quiet_reads.__exit__(None, None, None)
             observer.paused = False
+
+    def _rebinds(self, key: int, where: tuple[Any, int]) -> None:
+        """A hidden run of statement ``where`` bound a name anew: after
+        ``REBINDS`` such runs in a row, its runs are no longer looked at as
+        possible repeats (``loss = ...`` never is one)."""
+        runs = self._hidden_runs.setdefault(key, {})
+        found = runs.get(where)
+        count = found + 1 if isinstance(found, int) else 1
+        runs[where] = None if count >= repeat_steps.REBINDS else count
 
     def _count_hidden(self, state: _Frame, events: Any, signatures: Any) -> None:
         """A hidden step: counted, and its events that a note says happened again."""

@@ -45,6 +45,10 @@ from gradtutor.observer import (
 )
 from gradtutor.snapshot import scan_names
 
+# Hidden runs in a row that bound a name anew, after which a statement is
+# not looked at as a possible repeat any more (only a cost: never a result).
+REBINDS = 3
+
 
 @dataclass
 class HiddenRun:
@@ -75,10 +79,12 @@ def names_as_bound(tracker: NameTracker | None, scope: Mapping[str, Any], regist
     tensors = scan_names(scope).tensors
     if len(tensors) != len(bound):
         return False
-    for name, t in tensors:
+    for name, t in tensors:  # (the same tensors first: what a step usually changes)
         old = bound.get(name)
         if old is None or old.ref() is not t:
             return False
+    for name, t in tensors:
+        old = bound[name]
         fn = t.grad_fn
         tag = registry.tag_of(fn) if fn is not None else registry.known_leaf(t)
         if (tag.node_id if tag is not None else None) != old.node:
