@@ -53,8 +53,11 @@ system-deps:
 		echo "not installed:$$missing (needs root and apt-get); the tests that use them will skip"; \
 	fi
 
+# The suite runs on this many processes (pytest-xdist); 1 runs it in this one.
+TEST_WORKERS ?= 2
+
 test: setup system-deps
-	$(BIN)/python -m pytest -q $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -q $(if $(filter-out 1,$(TEST_WORKERS)),-n $(TEST_WORKERS)) $(PYTEST_ARGS)
 
 test-pythons:
 	.ci/test-matrix $(PYTHONS)
