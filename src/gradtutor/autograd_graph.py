@@ -288,6 +288,12 @@ class TagRegistry:
         entry = self.node_tags.get(id(grad_fn.metadata))
         return entry[1] if entry is not None else None
 
+    def known_tag(self, tensor: torch.Tensor) -> NodeTag | LeafTag | None:
+        """The tag of a tensor's place in the graph, if this registry gave it
+        one: its grad_fn's, or its own as a leaf (nothing is tagged here)."""
+        fn = tensor.grad_fn
+        return self.tag_of(fn) if fn is not None else self.known_leaf(tensor)
+
     def tag_graph(self, grad_fn: Any, origin: Origin) -> NodeTag | None:
         """Tag ``grad_fn`` and every untagged node below it; return its tag.
 

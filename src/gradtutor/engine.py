@@ -29,23 +29,22 @@ from contextlib import contextmanager
 import torch
 
 from gradtutor import autograd_graph as ag
-from gradtutor import depth
+from gradtutor import depth, repeat_steps
 from gradtutor.swap import swapped
 from gradtutor.capture import OutputCapture
 from gradtutor.events import NameTracker, detect_events, is_routine, with_growth_sizes
 from gradtutor.model import Event, Snapshot, Step
 from gradtutor.observer import CallObserver, DetachRecord, LineContext
-from gradtutor import repeat_steps
 from gradtutor.snapshot import Snapshotter, StepNames, is_tracked_name, scan_names
 from gradtutor.source_index import SourceIndex, StatementInfo
 from gradtutor.tracebacks import OVERRIDES_FILE, exception_text, format_user_traceback, is_tutor_file
+from gradtutor.tracing import _gettrace, _settrace, make_tracer
 
 _CO_OPTIMIZED = 0x0001
 _CO_SUSPENDABLE = 0x0020 | 0x0080 | 0x0200  # generator, coroutine, async generator
 _YIELD_VALUE = dis.opmap["YIELD_VALUE"]
 _RESUME = dis.opmap.get("RESUME", -1)  # 3.11+
 _YIELD_FROM = dis.opmap.get("YIELD_FROM")  # 3.10 only
-from gradtutor.tracing import _gettrace, _settrace, make_tracer
 
 
 def _frame_key(frame: FrameType) -> int:
@@ -202,9 +201,8 @@ class Engine:
         self._frames: dict[int, _Frame] = {}
         self._stack: list[_Frame] = []
         self._trackers: dict[int, NameTracker] = {}
-        # Per frame, per statement: its last hidden run, to pass over its repeats (see repeat_steps).
-        # (An int: how many runs in a row bound a name anew; None: too many to try again.)
-        self._hidden_runs: dict[int, dict[tuple[Any, int], repeat_steps.HiddenRun | int | None]] = {}
+        # Per frame: its statements' last hidden runs, to pass over their repeats (see repeat_steps).
+        self._hidden_runs: dict[int, repeat_steps.FrameRuns] = {}
         self._next_exec = 0
         # Exceptions a user frame passed to library code unreported, by id: reported
         # where they come back into the user's code (see _raised_here).
@@ -504,11 +502,15 @@ class Engine:
             return None
         is_module = code.co_name == "<module>"
         resumed = self._frames.get(id(frame))
-        if resumed is not None and resumed.code is code and code.co_flags & _CO_SUSPENDABLE:
-            # A generator or coroutine resuming: the same frame, names and counts.
+        if resumed is not None and resumed.code is code and code.co_flags & _CO_SUSPENDABLE and _suspended(frame):
+            # A generator or coroutine resuming at its yield: the same frame, names and counts.
             self._stack.append(resumed)
             self.context.origin = resumed.origin
             return self._local_trace
+        if not is_module and resumed is not None:
+            # A new frame where one that never ended was (a generator left
+            # suspended, then dropped): nothing of that one's is this one's.
+            self._forget_frame(resumed.key)
         state = _Frame(
             key=_frame_key(frame),
             function=code.co_name,
@@ -657,10 +659,15 @@ class Engine:
         self._frames.pop(state.key, None)
         self._scope_types.pop(state.key, None)
         if not state.is_module:
-            self._trackers.pop(state.key, None)
-            self._hidden_runs.pop(state.key, None)
-            self.snapshotter.forget_frame(state.key)
+            self._forget_frame(state.key)
         self._leave_frame(state)
+
+    def _forget_frame(self, key: int) -> None:
+        """Drop what the tutor keeps of a function's frame (its key, an id, may come back)."""
+        self._scope_types.pop(key, None)
+        self._trackers.pop(key, None)
+        self._hidden_runs.pop(key, None)
+        self.snapshotter.forget_frame(key)
 
     def _leave_frame(self, state: _Frame) -> None:
         """Off the stack (returned, or a generator suspended at a yield)."""
@@ -736,28 +743,12 @@ class Engine:
             tracker = self._trackers.get(state.key)
             records = observer.take_records(state.origin.exec_id)
             repeat = None
-            runs = self._hidden_runs.get(state.key)
-            where = (state.code, stmt.start)
             if (
                 likely_hidden and self.pass_over_repeats and not output and returning is None and state.exception is None
                 and not stmt.parts and not stmt.elements and not state.leaving and not observer.failures
-                and (runs is None or runs.get(where, True) is not None)  # (None: it binds names anew every time)
             ):
-                if not (
-                    repeat_steps.names_as_bound(tracker, scope, self.registry)
-                    and self.snapshotter.names_unchanged(namespace, state.key)
-                ):
-                    self._rebinds(state.key, where)
-                else:
-                    repeat = repeat_steps.fingerprint(records, namespace)
-                last = runs.get(where) if repeat is not None and runs is not None else None
-                if (
-                    isinstance(last, repeat_steps.HiddenRun) and repeat is not None and last.repeated_by(*repeat)
-                    # (each event already counted since the last shown step, with
-                    # an example of its own: only the counts go up)
-                    and all(sig in state.repeated for e, sig in zip(last.events, last.signatures) if _worth_repeating(e))
-                ):
-                    self._count_hidden(state, last.events, last.signatures)
+                repeat = self._repeat(state, stmt.start, tracker, scope, namespace, records)
+                if repeat is True:
                     self._remember_types(state, own)
                     return
             snapshot = self.snapshotter.take(namespace, origin=state.origin, frame_key=state.key, lite=likely_hidden)
@@ -789,8 +780,9 @@ class Engine:
             hidden = self._seen_before((state.code, stmt.start), events, signatures) and likely_hidden
             if hidden and not output:
                 self._count_hidden(state, events, signatures)
-                if repeat is not None:
-                    self._hidden_runs.setdefault(state.key, {})[where] = repeat_steps.remember(repeat, events, signatures)
+                if isinstance(repeat, tuple):
+                    runs = self._hidden_runs.setdefault(state.key, repeat_steps.FrameRuns())
+                    runs.keep((state.code, stmt.start), repeat_steps.remember(repeat, events, signatures))
                 self._remember_types(state, own)
                 return
             if likely_hidden:
@@ -827,14 +819,34 @@ class Engine:
                 quiet_reads.__exit__(None, None, None)
             observer.paused = False
 
-    def _rebinds(self, key: int, where: tuple[Any, int]) -> None:
-        """A hidden run of statement ``where`` bound a name anew: after
-        ``REBINDS`` such runs in a row, its runs are no longer looked at as
-        possible repeats (``loss = ...`` never is one)."""
-        runs = self._hidden_runs.setdefault(key, {})
-        found = runs.get(where)
-        count = found + 1 if isinstance(found, int) else 1
-        runs[where] = None if count >= repeat_steps.REBINDS else count
+    def _repeat(
+        self, state: _Frame, line: int, tracker: NameTracker | None, scope: StepNames,
+        namespace: Mapping[str, Any], records: list[Any],
+    ) -> Any:
+        """Is this hidden-looking step a repeat of its statement's last hidden
+        run (see ``repeat_steps``)? True: it was counted as one. Else the
+        fingerprint to keep should the step be hidden (None: not one to keep)."""
+        where = (state.code, line)
+        runs = self._hidden_runs.get(state.key)
+        if runs is not None and not runs.worth_looking(where):
+            return None
+        if not (
+            repeat_steps.names_as_bound(tracker, scope, self.registry)
+            and self.snapshotter.names_unchanged(namespace, state.key)
+        ):
+            self._hidden_runs.setdefault(state.key, repeat_steps.FrameRuns()).rebound(where)
+            return None
+        found = repeat_steps.fingerprint(records, namespace)
+        last = runs.last(where) if runs is not None and found is not None else None
+        if (
+            last is not None and found is not None and last.repeated_by(*found)
+            # (each event already counted since the last shown step, with an
+            # example of its own: only the counts go up)
+            and all(sig in state.repeated for e, sig in zip(last.events, last.signatures) if _worth_repeating(e))
+        ):
+            self._count_hidden(state, last.events, last.signatures)
+            return True
+        return found
 
     def _count_hidden(self, state: _Frame, events: Any, signatures: Any) -> None:
         """A hidden step: counted, and its events that a note says happened again."""

@@ -69,6 +69,30 @@ class HiddenRun:
         )
 
 
+class FrameRuns:
+    """One frame's hidden runs, per statement, and which statements are not
+    worth looking at as repeats: after ``REBINDS`` hidden runs in a row that
+    bound a name anew (``loss = ...`` never is a repeat), the looking costs
+    more than it saves (it never changes a result)."""
+
+    def __init__(self) -> None:
+        self._runs: dict[Any, HiddenRun] = {}
+        self._rebinds: dict[Any, int] = {}
+
+    def worth_looking(self, where: Any) -> bool:
+        return self._rebinds.get(where, 0) < REBINDS
+
+    def rebound(self, where: Any) -> None:
+        self._rebinds[where] = self._rebinds.get(where, 0) + 1
+
+    def last(self, where: Any) -> HiddenRun | None:
+        return self._runs.get(where)
+
+    def keep(self, where: Any, run: HiddenRun) -> None:
+        self._runs[where] = run
+        self._rebinds.pop(where, None)
+
+
 def names_as_bound(tracker: NameTracker | None, scope: Mapping[str, Any], registry: ag.TagRegistry) -> bool:
     """Does every tracked tensor name of ``scope`` hold what ``tracker`` says it
     held after the frame's last step (the same tensor, in the same node), with
@@ -84,10 +108,8 @@ def names_as_bound(tracker: NameTracker | None, scope: Mapping[str, Any], regist
         if old is None or old.ref() is not t:
             return False
     for name, t in tensors:
-        old = bound[name]
-        fn = t.grad_fn
-        tag = registry.tag_of(fn) if fn is not None else registry.known_leaf(t)
-        if (tag.node_id if tag is not None else None) != old.node:
+        tag = registry.known_tag(t)
+        if (tag.node_id if tag is not None else None) != bound[name].node:
             return False
     return True
 

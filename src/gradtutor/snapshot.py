@@ -418,15 +418,11 @@ class Snapshotter:
         registry = self.registry
         count = 0
         for name, t in scan_names(namespace).tensors:
-            if t.requires_grad:
-                fn = t.grad_fn
-                tag: ag.NodeTag | ag.LeafTag | None = registry.tag_of(fn) if fn is not None else registry.known_leaf(t)
-                if tag is None:
+            tag = registry.known_tag(t)
+            if tag is None:
+                if t.requires_grad:
                     return False  # (a snapshot would tag it now)
-            else:
-                tag = registry.known_leaf(t)
-                if tag is None:
-                    continue
+                continue
             entry = before.get(name)
             if entry is None or entry[0]() is not t or entry[1] != tag.serial:
                 return False
@@ -561,8 +557,7 @@ class Snapshotter:
 
     def _node_of(self, t: torch.Tensor) -> str | None:
         """The op-view node id of a tensor, when it has been tagged."""
-        fn = t.grad_fn
-        tag = self.registry.tag_of(fn) if fn is not None else self.registry.known_leaf(t)
+        tag = self.registry.known_tag(t)
         return tag.node_id if tag is not None else None
 
 

@@ -99,17 +99,7 @@ class MonitoringTracer:
         monitoring.use_tool_id(tool, "gradtutor")
         self._tool = tool
         self._thread = _get_ident()
-        for event, callback in (
-            (events.PY_START, self._on_start),
-            (events.PY_RESUME, self._on_resume),
-            (events.PY_THROW, self._on_throw),
-            (events.LINE, self._on_line),
-            (events.JUMP, self._on_jump),
-            (events.PY_RETURN, self._on_return),
-            (events.PY_YIELD, self._on_return),
-            (events.PY_UNWIND, self._on_unwind),
-            (events.RAISE, self._on_raise),
-        ):
+        for event, callback in self._callbacks():
             monitoring.register_callback(tool, event, callback)
         # Code told off in an earlier run (DISABLE) is heard of again.
         monitoring.restart_events()
@@ -127,11 +117,25 @@ class MonitoringTracer:
             monitoring.set_local_events(tool, code, 0)
         self._codes.clear()
         self._lines.clear()
-        for name in ("PY_START", "PY_RESUME", "PY_THROW", "LINE", "JUMP", "PY_RETURN", "PY_YIELD", "PY_UNWIND", "RAISE"):
-            monitoring.register_callback(tool, getattr(monitoring.events, name), None)
+        for event, _ in self._callbacks():
+            monitoring.register_callback(tool, event, None)
         monitoring.free_tool_id(tool)
 
     halt = stop
+
+    def _callbacks(self) -> list[tuple[int, Callable[..., Any]]]:
+        events = sys.monitoring.events  # type: ignore[attr-defined]
+        return [
+            (events.PY_START, self._on_start),
+            (events.PY_RESUME, self._on_resume),
+            (events.PY_THROW, self._on_throw),
+            (events.LINE, self._on_line),
+            (events.JUMP, self._on_jump),
+            (events.PY_RETURN, self._on_return),
+            (events.PY_YIELD, self._on_return),
+            (events.PY_UNWIND, self._on_unwind),
+            (events.RAISE, self._on_raise),
+        ]
 
     def is_ours(self, function: Any) -> bool:
         return False  # sys.settrace is left to the program
