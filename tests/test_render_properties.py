@@ -282,6 +282,17 @@ def test_text_width_is_the_terminal_width_of_each_character(text: str) -> None:
     assert text_width(text) == expected
 
 
+def test_every_character_taken_as_one_cell_is_one_cell() -> None:
+    """The characters the fast width never looks up (drawing signs among
+    them) are each one cell wide for rich, every one of them."""
+    from gradtutor.render.cells import ONE_CELL_RANGES
+
+    one_cell = re.compile(f"[{ONE_CELL_RANGES}]")
+    taken = [chr(cp) for cp in range(0x110000) if one_cell.match(chr(cp))]
+    assert len(taken) > 700 and "◀" in taken and "─" in taken and "日" not in taken
+    assert [ch for ch in taken if cell_len(ch) != 1] == []
+
+
 @given(st.text(alphabet="ab_.1 é(),@+", max_size=14), st.text(alphabet="ab_.1é", max_size=3))
 @settings(max_examples=500, deadline=None)
 def test_a_name_is_found_alone_in_a_label_as_the_regular_expression_finds_it(label: str, name: str) -> None:

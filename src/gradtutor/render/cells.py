@@ -12,9 +12,12 @@ from functools import lru_cache
 from rich.cells import cell_len
 
 
-# Characters that may not take exactly one cell: all but printable ASCII and
-# U+00A0..U+02FF (Latin letters and signs, each one cell).
-_NOT_ONE_CELL = re.compile("[^\x20-\x7e\xa0-\u02ff]")
+# Characters that take exactly one cell, looked up by nobody: printable
+# ASCII, U+00A0..U+02FF (Latin letters and signs), and the signs drawings are
+# made of: dashes and quotes with "…", arrows, box drawing, blocks and
+# shapes up to U+25FC, and "✓ ✗". (A test checks every one against rich.)
+ONE_CELL_RANGES = "\x20-\x7e\xa0-\u02ff\u2010-\u2027\u2190-\u21ff\u2500-\u25fc\u2713-\u2717"
+_NOT_ONE_CELL = re.compile(f"[^{ONE_CELL_RANGES}]")
 
 
 def text_width(text: str) -> int:
@@ -22,7 +25,8 @@ def text_width(text: str) -> int:
         return len(text)
     # Per character, and only for the few that may differ (box drawing,
     # arrows, CJK): lines of a big graph are mostly distinct strings.
-    return len(text) + sum(_char_width(ch) - 1 for ch in _NOT_ONE_CELL.findall(text))
+    odd = _NOT_ONE_CELL.findall(text)
+    return len(text) + sum([_char_width(ch) - 1 for ch in odd]) if odd else len(text)
 
 
 @lru_cache(maxsize=4096)

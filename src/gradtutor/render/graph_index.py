@@ -50,10 +50,13 @@ def index_graph(graph: Graph) -> GraphIndex:
     # The engine lists nodes dropped this step last; their step says how old they are.
     by_age = sorted(order, key=lambda n: (_step(nodes[n]), created[n]))
     seniority = {n: i for i, n in enumerate(by_age)}
+    older = seniority.__getitem__
     for n in order:
         # Inputs oldest first: the first argument a user wrote usually came first.
-        preds[n].sort(key=seniority.__getitem__)
-        succs[n].sort(key=seniority.__getitem__)
+        if len(preds[n]) > 1:
+            preds[n].sort(key=older)
+        if len(succs[n]) > 1:
+            succs[n].sort(key=older)
     return GraphIndex(nodes, order, position, preds, succs, forward, back, seniority)
 
 

@@ -8,7 +8,8 @@ explains exactly the markers that were used.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Mapping
+from functools import lru_cache
+from typing import Mapping, NamedTuple
 
 from gradtutor.model import (
     LEAF,
@@ -34,27 +35,46 @@ NEW_STYLE = "new"
 LEAF_STYLE = "leaf"
 
 
-@dataclass(frozen=True, slots=True)
-class Segment:
+class Segment(NamedTuple):
     text: str
     style: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
 class NodeText:
-    """The words of one node, in styled segments."""
+    """The words of one node, in styled segments. (A plain class: a big
+    graph makes one per node, and a dataclass's frozen guard costs more
+    than the words.)"""
 
-    node_id: str
-    segments: tuple[Segment, ...]
-    ref_name: str  # how another line names it: "z", "x (old)", "MulBackward0"
-    expr_cells: int  # cells of the expression part, where input bars may land
-    markers: frozenset[str]
-    width: int = field(init=False, compare=False)  # display cells, measured once
-    text: str = field(init=False, compare=False)
+    __slots__ = ("node_id", "segments", "ref_name", "expr_cells", "markers", "width", "text")
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "text", "".join(s.text for s in self.segments))
-        object.__setattr__(self, "width", sum(text_width(s.text) for s in self.segments))
+    def __init__(
+        self,
+        node_id: str,
+        segments: tuple[Segment, ...],
+        ref_name: str,  # how another line names it: "z", "x (old)", "MulBackward0"
+        expr_cells: int,  # cells of the expression part, where input bars may land
+        markers: frozenset[str],
+        width: int | None = None,  # when the caller measured it already
+    ) -> None:
+        self.node_id = node_id
+        self.segments = segments
+        self.ref_name = ref_name
+        self.expr_cells = expr_cells
+        self.markers = markers
+        self.text = "".join([s.text for s in segments])
+        self.width = text_width(self.text) if width is None else width  # display cells
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, NodeText):
+            return NotImplemented
+        return (self.node_id, self.segments, self.ref_name, self.expr_cells, self.markers) == (
+            other.node_id, other.segments, other.ref_name, other.expr_cells, other.markers
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"NodeText({self.node_id!r}, {self.text!r})"
 
 
 @dataclass(frozen=True)
@@ -79,33 +99,46 @@ def describe_node(node: Node, options: TextOptions, suffix: str = "") -> NodeTex
     cs = options.charset
     expr, name_part = _label_parts(node, cs, options.marks)
     base_style = _base_style(node, options)
-    tags = [] if node.dropped else _tags(node, options)
-    markers = {t[2] for t in tags}
-    if node.dropped:
-        markers.add(DROPPED)
-    elif node.former_names:
-        markers.add(OLD)
-    tag_width = sum(text_width(w) for w, _, _ in tags) + (2 * len(tags) + 1 if tags else 0)
-    room = options.max_width - text_width(name_part) - text_width(suffix) - tag_width
+    extra = DROPPED if node.dropped else OLD if node.former_names else ""
+    brackets, tag_width, markers = _brackets(() if node.dropped else _tags(node, options), options.marks["sep"], extra)
+    rest = text_width(name_part) + text_width(suffix) + tag_width
     expr_width = text_width(expr)
-    if expr_width > room:
-        expr = cut_cells(expr, max(room, 4), cs.ellipsis)
+    if expr_width > options.max_width - rest:
+        expr = cut_cells(expr, max(options.max_width - rest, 4), cs.ellipsis)
         expr_width = text_width(expr)
-    segments = [Segment(expr + name_part + suffix, base_style)]
-    if tags:
-        segments.append(Segment(" ["))
-        for i, (word, style, _) in enumerate(tags):
-            if i:
-                segments.append(Segment(options.marks["sep"]))
-            segments.append(Segment(word, style))
-        segments.append(Segment("]"))
-    text = NodeText(node.id, tuple(segments), ref_name(node, cs, options.marks) + suffix, expr_width, frozenset(markers))
+    text = NodeText(
+        node.id,
+        (Segment(expr + name_part + suffix, base_style), *brackets),
+        ref_name(node, cs, options.marks) + suffix,
+        expr_width,
+        markers,
+        expr_width + rest,
+    )
     if text.width > options.max_width:
         # Only a name longer than the whole width gets here: cut everything.
         cut = cut_cells(text.text, options.max_width, cs.ellipsis)
         expr_cells = min(text.expr_cells, text_width(cut))
         text = NodeText(node.id, (Segment(cut, base_style),), text.ref_name, expr_cells, text.markers)
     return text
+
+
+@lru_cache(maxsize=256)
+def _brackets(
+    tags: tuple[tuple[str, str, str], ...], sep: str, extra: str
+) -> tuple[tuple[Segment, ...], int, frozenset[str]]:
+    """The bracketed markers ``[new, grad]`` as segments, their width, and
+    the markers drawn (``extra``: dropped or old, which have no bracket).
+    A graph has few distinct combinations; each is built once."""
+    markers = frozenset({marker for _, _, marker in tags} | ({extra} if extra else set()))
+    if not tags:
+        return (), 0, markers
+    segments = [Segment(" [")]
+    for i, (word, style, _) in enumerate(tags):
+        if i:
+            segments.append(Segment(sep))
+        segments.append(Segment(word, style))
+    segments.append(Segment("]"))
+    return tuple(segments), sum(text_width(seg.text) for seg in segments), markers
 
 
 def _label_parts(node: Node, cs: Charset, words: Mapping[str, str]) -> tuple[str, str]:
@@ -152,7 +185,7 @@ def is_new(node: Node, current_step: int | None) -> bool:
     return current_step is not None and step == current_step and not node.dropped
 
 
-def _tags(node: Node, options: TextOptions) -> list[tuple[str, str, str]]:
+def _tags(node: Node, options: TextOptions) -> tuple[tuple[str, str, str], ...]:
     """(word, style, marker) for each bracketed marker, in reading order."""
     tags: list[tuple[str, str, str]] = []
     words = options.marks
@@ -175,4 +208,4 @@ def _tags(node: Node, options: TextOptions) -> list[tuple[str, str, str]]:
             tags.append((words[MODIFIED], "modified", MODIFIED))
         elif node.saved == SAVED_NONE and options.show_none_saved:
             tags.append((words[NONE_SAVED], "saved-none", NONE_SAVED))
-    return tags
+    return tuple(tags)

@@ -92,11 +92,12 @@ class Scene:
         if not ids:
             return
         words = marks(self.language)
-        count = Counter(ref_name(n, self.charset, words) for n in self.all_nodes.values())
+        base = {node_id: ref_name(n, self.charset, words) for node_id, n in self.all_nodes.items()}
+        count = Counter(base.values())
         seen: Counter[str] = Counter()
         changed = set()
         for node_id in ids:
-            name = ref_name(self.all_nodes[node_id], self.charset, words)
+            name = base[node_id]
             if count[name] > 1 and node_id not in self.suffixes:
                 seen[name] += 1
                 self.suffixes[node_id] = f" #{seen[name]}"
@@ -147,6 +148,8 @@ def _all_new(graph: Graph, step: int) -> bool:
 class LineBuilder:
     """One output line built from styled pieces."""
 
+    __slots__ = ("parts", "spans", "length")
+
     def __init__(self) -> None:
         self.parts: list[str] = []
         self.spans: list[Span] = []
@@ -154,10 +157,11 @@ class LineBuilder:
 
     def add(self, text: str, style: str | None = None) -> LineBuilder:
         if text:
+            end = self.length + len(text)
             if style is not None:
-                self.spans.append((self.length, self.length + len(text), style))
+                self.spans.append((self.length, end, style))
             self.parts.append(text)
-            self.length += len(text)
+            self.length = end
         return self
 
     def add_node(self, text: NodeText) -> int:
@@ -170,4 +174,7 @@ class LineBuilder:
     def build(self) -> tuple[str, list[Span]]:
         text = "".join(self.parts)
         stripped = text.rstrip(" ")
-        return stripped, [(s, min(e, len(stripped)), st) for s, e, st in self.spans if s < len(stripped)]
+        end = len(stripped)
+        if end == self.length:
+            return stripped, self.spans
+        return stripped, [(s, min(e, end), st) for s, e, st in self.spans if s < end]

@@ -96,44 +96,49 @@ def layout_vertical(scene: Scene) -> Picture:
 def _emit_entry(picture: Picture, scene: Scene, node_id: str) -> None:
     text = scene.text(node_id, scene.width)
     line = LineBuilder()
-    start = line.add_node(text)
-    picture.anchors[node_id] = (len(picture.lines), start, start + len(text.text))
-    picture.markers |= text.markers
-    preds = _in_label_order(scene, node_id)
-    pieces: list[tuple[str, str | None]] = [(scene.ref(p), REF_STYLE) for p in preds]
-    for param in scene.params.get(node_id, []):
-        param_text = scene.param_text(param, scene.width)
-        picture.markers |= param_text.markers
-        pieces += [(seg.text, seg.style) for seg in param_text.segments[:1]]
-        pieces[-1] = (pieces[-1][0] + "".join(seg.text for seg in param_text.segments[1:]), pieces[-1][1])
-    if not pieces:
+    line.add_node(text)
+    picture.anchors[node_id] = (len(picture.lines), 0, len(text.text))
+    if text.markers:
+        picture.markers |= text.markers
+    refs = _in_label_order(scene, node_id)
+    params = scene.params.get(node_id)
+    if not refs and not params:
         _emit(picture, line)
         return
+    pieces: list[tuple[str, str | None]] = [(scene.ref(p), REF_STYLE) for p in refs]
+    for param in params or ():
+        param_text = scene.param_text(param, scene.width)
+        picture.markers |= param_text.markers
+        first, *rest = param_text.segments
+        pieces.append((first.text + "".join(seg.text for seg in rest), first.style))
     lead = f"  {scene.charset.ref} "
     widths = [text_width(t) for t, _ in pieces]
-    one_line = text.width + text_width(lead) + sum(widths) + 2 * len(pieces) - 2
+    lead_width = text_width(lead)
+    one_line = text.width + lead_width + sum(widths) + 2 * len(pieces) - 2
+    used = text.width + lead_width
     if one_line > scene.width:  # the inputs go on lines of their own under the entry
         _emit(picture, line)
         lead = "   " + lead.lstrip()
+        lead_width = text_width(lead)
         line = LineBuilder()
-    lead_width = text_width(lead)
-    used = (0 if one_line > scene.width else text.width) + lead_width
+        used = lead_width
     line.add(lead, REF_STYLE)
     last = len(pieces) - 1
     for i, (piece, style) in enumerate(pieces):
         sep = ", " if i < last else ""
-        limit = max(4, scene.width - lead_width - len(sep))
-        if widths[i] > limit:
-            piece = cut_cells(piece, limit, scene.charset.ellipsis)
-            widths[i] = text_width(piece)
-        width = widths[i] + len(sep)
-        if i and used + width > scene.width:
-            _emit(picture, line)
-            line = LineBuilder().add(" " * lead_width, REF_STYLE)
-            used = lead_width
+        width = widths[i]
+        if width + len(sep) > scene.width - used:  # (cheap test first: most pieces fit)
+            limit = max(4, scene.width - lead_width - len(sep))
+            if width > limit:
+                piece = cut_cells(piece, limit, scene.charset.ellipsis)
+                width = text_width(piece)
+            if i and used + width + len(sep) > scene.width:
+                _emit(picture, line)
+                line = LineBuilder().add(" " * lead_width, REF_STYLE)
+                used = lead_width
         line.add(piece, style)
         line.add(sep, REF_STYLE)
-        used += width
+        used += width + len(sep)
     _emit(picture, line)
 
 
