@@ -35,6 +35,7 @@ from gradtutor.capture import OutputCapture
 from gradtutor.events import NameTracker, detect_events, is_routine, with_growth_sizes
 from gradtutor.model import Event, Snapshot, Step
 from gradtutor.observer import CallObserver, DetachRecord, LineContext
+from gradtutor.plain_calls import PlainCalls, QuietFunction, carries_tensors
 from gradtutor.snapshot import Snapshotter, StepNames, is_tracked_name, scan_names
 from gradtutor.source_index import SourceIndex, StatementInfo
 from gradtutor.tracebacks import OVERRIDES_FILE, exception_text, format_user_traceback, is_tutor_file
@@ -70,6 +71,8 @@ class _Frame:
     code: Any = None
     hidden: int = 0
     calls_at_begin: int = 0  # the observer's count of torch calls when the statement began
+    calls_at_start: int = 0  # ... when the frame started
+    plain: bool = True  # no step of this call had an event (see plain_calls)
     leaving: bool = False  # the pending step is the end of a with block (its __exit__)
     # What the hidden steps since the last shown one did again: signature ->
     # [an example event, how many times].
@@ -128,6 +131,7 @@ class RunResult:
     exited: bool = False  # the code raised SystemExit
     hidden_steps: int = 0
     hidden_repeated: list[tuple[Event, int]] = field(default_factory=list)  # events of hidden steps, with counts
+    quiet_functions: list[QuietFunction] = field(default_factory=list)  # run without stepping (plain_calls)
     value: Any = None  # the value of the last expression statement (run_cell)
     has_value: bool = False
     internal_errors: list[InternalError] = field(default_factory=list)
@@ -175,6 +179,7 @@ class Engine:
         max_iterations: int = 3,
         capture_output: bool = False,
         announce_hidden: bool = True,
+        unstep_plain_functions: bool = False,
     ) -> None:
         if namespace is None:
             namespace = {"__name__": "__main__"}
@@ -223,6 +228,10 @@ class Engine:
         self.tracer = make_tracer(self._global_trace, self._local_trace, self._indexes)
         _engines.add(self)
         self._counts: dict[tuple[Any, str, int], int] = {}  # executions of each statement
+        # Functions of the program's that never touch torch stop being
+        # stepped after their first calls (see plain_calls): ``explain`` asks
+        # for it, where a long run of a micrograd-like program is stepped.
+        self._plain_calls = PlainCalls(max_iterations + 2) if unstep_plain_functions else None
         self._shown: dict[tuple[Any, int], set[tuple[Any, ...]]] = {}  # event kinds shown per statement
 
     def _is_user_file(self, filename: str) -> bool:
@@ -347,6 +356,7 @@ class Engine:
             self._withdrawn.clear()
         result.hidden_steps = self._hidden_total
         result.hidden_repeated = [(e, n) for e, n in self._repeated_total.values()]
+        result.quiet_functions = self._plain_calls.summary() if self._plain_calls is not None else []
         if self._displayed:
             result.value = self._displayed[-1]
             result.has_value = True
@@ -500,6 +510,10 @@ class Engine:
         index = self._indexes.get(code.co_filename)
         if index is None or not _steppable(code):
             return None
+        plain_calls = self._plain_calls
+        if plain_calls is not None and code in plain_calls.quiet:
+            plain_calls.unstepped_call(code)
+            return None
         is_module = code.co_name == "<module>"
         resumed = self._frames.get(id(frame))
         if resumed is not None and resumed.code is code and code.co_flags & _CO_SUSPENDABLE and _suspended(frame):
@@ -518,6 +532,7 @@ class Engine:
             code=code,
             index=index,
             is_module=is_module,
+            calls_at_start=self.observer.calls,
         )
         self._frames[state.key] = state
         self._stack.append(state)
@@ -581,6 +596,8 @@ class Engine:
                 state.stmt = None  # the statement after the yield starts anew on resume
                 self._leave_frame(state)
             else:
+                if self._plain_calls is not None and not state.is_module and not frame.f_code.co_flags & _CO_SUSPENDABLE:
+                    self._end_call(state, arg)
                 self._end_frame(state)
         return self._local_trace
 
@@ -599,11 +616,25 @@ class Engine:
         if tb is None or tb.tb_frame is not frame or tb.tb_lasti != frame.f_lasti:
             return False
         deeper = tb.tb_next
+        quiet = self._plain_calls.quiet if self._plain_calls is not None else ()
         while deeper is not None:
-            if deeper.tb_frame.f_code.co_filename in self._indexes:
+            code = deeper.tb_frame.f_code
+            if code.co_filename in self._indexes and code not in quiet:  # (a quiet function's is reported here)
                 return False
             deeper = deeper.tb_next
         return True
+
+    def _end_call(self, state: _Frame, returning: Any) -> None:
+        """A stepped call of a function returned: count it for plain_calls."""
+        assert self._plain_calls is not None
+        code = state.code
+        plain = (
+            state.plain and state.exception is None and self.observer.calls == state.calls_at_start
+            and not carries_tensors(returning)
+        )
+        running = any(other.code is code for other in self._stack if other is not state)
+        if self._plain_calls.ended(code, plain, running):
+            self.tracer.quiet(code)
 
     def _begin(self, state: _Frame, stmt: StatementInfo, lasti: int) -> None:
         fresh = state.stmt is None
@@ -715,7 +746,7 @@ class Engine:
             own = frame.f_globals if state.is_module else frame.f_locals
             scope = StepNames(own)
             if (
-                iteration > self.max_iterations and not output and returning is None
+                iteration > self.max_iterations and not output and not carries_tensors(returning)
                 and self._nothing_happened(own, scope, state)
             ):
                 # A loop step that called no torch function, raised nothing and
@@ -749,6 +780,7 @@ class Engine:
             ):
                 repeat = self._repeat(state, stmt.start, tracker, scope, namespace, records)
                 if repeat is True:
+                    state.plain = False
                     self._remember_types(state, own)
                     return
             snapshot = self.snapshotter.take(namespace, origin=state.origin, frame_key=state.key, lite=likely_hidden)
@@ -771,6 +803,8 @@ class Engine:
             if exception is not None:
                 observer.error_details.pop(id(exception), None)
             events = [_with_origins(e) for e in events]
+            if events:
+                state.plain = False
             if observer.failures:
                 events = self._failed_observing(state, stmt.start, events)
             state.exception = None

@@ -124,6 +124,7 @@ def run_script(
     )
     stream = engine_options.pop("narration_stream", None)
     on_os_exit = engine_options.pop("on_os_exit", None)
+    engine_options.setdefault("unstep_plain_functions", True)
     engine = Engine(module.__dict__, max_iterations=max_iterations, **engine_options)
     engine.add_source(code.co_filename, source)
     if stream is not None:
@@ -250,6 +251,8 @@ def _explain_export(
         transcript.frames = [step_frame(narrator, step, i) for i, step in enumerate(result.steps, 1)]
         if result.hidden_steps:
             transcript.epilogue.append(_hidden_epilogue(result, narrator))
+        if result.quiet_functions:
+            transcript.epilogue.append(quiet_epilogue(result.quiet_functions, language))
         if result.traceback:
             transcript.epilogue.append(result.traceback.rstrip("\n"))
         if result.exit_output:
@@ -287,6 +290,20 @@ def _hidden_epilogue(result: RunResult, narrator: Any) -> str:
     text = hidden_text(result.hidden_steps, narrator.repeated(result.hidden_repeated), more=False,
                        ascii=narrator.options.ascii, language=language)
     return text[:-1] + say(language, "hidden_end")
+
+
+def quiet_epilogue(functions: list[Any], language: str, shown: int = 4) -> str:
+    """The closing note on functions run without stepping (see plain_calls):
+    how many calls, of which functions (the ``shown`` most called by name)."""
+    from gradtutor.render.words import say
+
+    count = sum(f.unstepped for f in functions)
+    sep = say(language, "list_sep")
+    names = sep.join(f.name for f in functions[:shown])
+    if len(functions) > shown:
+        names += say(language, "quiet_more", count=len(functions) - shown)
+    stepped = min(f.stepped for f in functions)
+    return say(language, "quiet_functions", count=count, s="s" if count != 1 else "", names=names, stepped=stepped)
 
 
 def _report_internal_errors(result: RunResult, env: Environment) -> None:
@@ -338,6 +355,8 @@ def _explain_text(args: argparse.Namespace, env: Environment, run: Callable[...,
         printer.late_output(result.leftover_output)
         if result.hidden_steps:
             console.print(_hidden_epilogue(result, narrator), style="dim")
+        if result.quiet_functions:
+            console.print(quiet_epilogue(result.quiet_functions, language), style="dim")
         if result.traceback:
             env.stdout.flush()
             env.stderr.write(result.traceback)

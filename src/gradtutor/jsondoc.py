@@ -39,6 +39,8 @@ def document(result: Any, file: str, level: str) -> dict[str, Any]:
         "exception": None,
         "internal_errors": [e.to_json() for e in result.internal_errors],
     }
+    if result.quiet_functions:
+        doc["quiet_functions"] = [f.to_json() for f in result.quiet_functions]
     if result.exit_output:
         doc["exit_output"] = result.exit_output
     if result.ended_by:

@@ -66,6 +66,10 @@ class SettraceTracer:
         """Did Python turn tracing off (an error in calling the trace function)?"""
         return _gettrace() is None
 
+    def quiet(self, code: CodeType) -> None:
+        """``code``'s frames are no longer stepped (none is being stepped now).
+        Nothing to do: the global function already declines them."""
+
     def leave(self, frame: FrameType | None) -> None:
         """Stop tracing ``frame`` and the frames below it now (the program set
         its own trace function): no local trace function stays on them."""
@@ -145,6 +149,13 @@ class MonitoringTracer:
 
     def leave(self, frame: FrameType | None) -> None:
         self.stop()
+
+    def quiet(self, code: CodeType) -> None:
+        """Switch ``code``'s line events off: none of its frames is stepped now
+        or will be (the engine declines its starts)."""
+        if code in self._codes and self._tool is not None:
+            self._codes.discard(code)
+            sys.monitoring.set_local_events(self._tool, code, 0)  # type: ignore[attr-defined]
 
     # ---- events ----------------------------------------------------------------
     def _on_start(self, code: CodeType, offset: int) -> Any:
