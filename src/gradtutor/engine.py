@@ -816,7 +816,7 @@ class Engine:
                 self._count_hidden(state, events, signatures)
                 if isinstance(repeat, tuple):
                     runs = self._hidden_runs.setdefault(state.key, repeat_steps.FrameRuns())
-                    runs.keep((state.code, stmt.start), repeat_steps.remember(repeat, events, signatures))
+                    runs.keep((state.code, stmt.start), repeat, repeat_steps.remember(repeat, events, signatures))
                 self._remember_types(state, own)
                 return
             if likely_hidden:
@@ -857,8 +857,8 @@ class Engine:
         self, state: _Frame, line: int, tracker: NameTracker | None, scope: StepNames,
         namespace: Mapping[str, Any], records: list[Any],
     ) -> Any:
-        """Is this hidden-looking step a repeat of its statement's last hidden
-        run (see ``repeat_steps``)? True: it was counted as one. Else the
+        """Is this hidden-looking step a repeat of a hidden run of its
+        statement (see ``repeat_steps``)? True: it was counted as one. Else the
         fingerprint to keep should the step be hidden (None: not one to keep)."""
         where = (state.code, line)
         runs = self._hidden_runs.get(state.key)
@@ -871,7 +871,7 @@ class Engine:
             self._hidden_runs.setdefault(state.key, repeat_steps.FrameRuns()).rebound(where)
             return None
         found = repeat_steps.fingerprint(records, namespace)
-        last = runs.last(where) if runs is not None and found is not None else None
+        last = runs.kept(where, found) if runs is not None and found is not None else None
         if (
             last is not None and found is not None and last.repeated_by(*found)
             # (each event already counted since the last shown step, with an

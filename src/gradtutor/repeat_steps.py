@@ -7,7 +7,7 @@ detection of events, which for a step like ``opt.step()`` or
 again with every name bound as before, makes the same calls on the same
 tensors and so the same events: what it says was already found hidden.
 
-A step is a *repeat* of the previous run of its statement in the same frame
+A step is a *repeat* of an earlier run of its statement in the same frame
 when:
 
 - that run was hidden, and
@@ -18,6 +18,10 @@ when:
   backward, the op and library function of an in-place change, and each
   tensor by the name it has, or, when it has none (a module's parameter, a
   gradient), by its identity, checked through weak references.
+
+The runs kept are the last one of each fingerprint (up to ``KEPT`` per
+statement): ``p.grad = None`` in ``for p in parameters`` makes a different
+call at each parameter, and repeats the one it made a loop earlier.
 
 A repeat is hidden with the events of the run it repeats (the same
 signatures, counted again in the hidden steps' note); nothing else is
@@ -48,6 +52,8 @@ from gradtutor.snapshot import scan_names
 # Hidden runs in a row that bound a name anew, after which a statement is
 # not looked at as a possible repeat any more (only a cost: never a result).
 REBINDS = 3
+# Hidden runs kept per statement, one per fingerprint (the oldest go first).
+KEPT = 64
 
 
 @dataclass
@@ -76,7 +82,7 @@ class FrameRuns:
     more than it saves (it never changes a result)."""
 
     def __init__(self) -> None:
-        self._runs: dict[Any, HiddenRun] = {}
+        self._runs: dict[Any, dict[Any, HiddenRun]] = {}
         self._rebinds: dict[Any, int] = {}
 
     def worth_looking(self, where: Any) -> bool:
@@ -85,12 +91,26 @@ class FrameRuns:
     def rebound(self, where: Any) -> None:
         self._rebinds[where] = self._rebinds.get(where, 0) + 1
 
-    def last(self, where: Any) -> HiddenRun | None:
-        return self._runs.get(where)
+    def kept(self, where: Any, fingerprinted: tuple[tuple[Any, ...], list[Any]]) -> HiddenRun | None:
+        """The run of the statement at ``where`` kept for this fingerprint, if any."""
+        runs = self._runs.get(where)
+        return runs.get(_key(fingerprinted)) if runs is not None else None
 
-    def keep(self, where: Any, run: HiddenRun) -> None:
-        self._runs[where] = run
+    def keep(self, where: Any, fingerprinted: tuple[tuple[Any, ...], list[Any]], run: HiddenRun) -> None:
+        runs = self._runs.setdefault(where, {})
+        key = _key(fingerprinted)
+        runs.pop(key, None)
+        runs[key] = run
+        if len(runs) > KEPT:
+            del runs[next(iter(runs))]
         self._rebinds.pop(where, None)
+
+
+def _key(fingerprinted: tuple[tuple[Any, ...], list[Any]]) -> tuple[Any, ...]:
+    """A fingerprint and the ids of the objects it names by identity (whether
+    they are those very objects, alive, ``HiddenRun.repeated_by`` checks)."""
+    found, objects = fingerprinted
+    return found, tuple(map(id, objects))
 
 
 def names_as_bound(tracker: NameTracker | None, scope: Mapping[str, Any], registry: ag.TagRegistry) -> bool:
