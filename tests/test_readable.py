@@ -19,9 +19,10 @@ from conftest import explain_json
 from gradtutor.cli import main
 from gradtutor.jsondoc import apply_delta, graph_delta, schema
 from gradtutor.model import Edge, Graph, Node
-from gradtutor.narrate import MAX_PICTURE_LINES
+from gradtutor.explanations import book_for
+from gradtutor.narrate import MAX_PICTURE_LINES, NarrationOptions, Narrator
 from gradtutor.render import render_graph
-from gradtutor.render.focus import touched_part
+from gradtutor.render.focus import Focus, touched_part
 from gradtutor.render.repeats import fold_repeats
 from test_render_properties import check, small_dags
 
@@ -112,6 +113,19 @@ def test_an_input_whose_own_inputs_are_left_out_says_so():
     drawing = render_graph(part, width=80, current_step=3)
     assert "a * w2 = b [more before]" in str(drawing)
     assert "what it was computed from is left out of this picture" in str(drawing)
+
+
+def test_a_node_with_two_names_left_out_is_counted_once():
+    """A loop variable left on a parameter (``for p in parameters``) gives
+    its node a second name: the note still counts nodes, never "-1 more"."""
+    nodes = (Node("w", "leaf", "W2", names=("W2",)), Node("b", "leaf", "b2", names=("b2", "p")),
+             Node("x", "leaf", "x", names=("x",)), Node("y", "statement", "x * 2", names=("y",), step=2))
+    before = Graph(nodes[:3])
+    part, focus = touched_part(Graph(nodes, (Edge("x", "y"),)), before)
+    assert {n.id for n in part.nodes} == {"x", "y"}
+    assert focus == Focus(2, ("W2", "b2"))
+    note = Narrator(book_for("en"), NarrationOptions()).focus_note(focus)
+    assert note.startswith("not drawn, unchanged by this step: W2, b2 (")
 
 
 @settings(max_examples=150, deadline=None)

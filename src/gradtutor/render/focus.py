@@ -27,7 +27,8 @@ SAME_FRAME = object()  # touched_part: the graph drawn last has the same frame's
 
 @dataclass(frozen=True)
 class Focus:
-    """What ``touched_part`` left out: how many nodes, and the names of some."""
+    """What ``touched_part`` left out: how many nodes, and the first name of
+    each named one (a tensor with two names, ``b2`` and ``p``, is one node)."""
 
     omitted: int = 0
     names: tuple[str, ...] = ()
@@ -83,7 +84,7 @@ def touched_part(
         nodes.append(node)
     edges = tuple(e for e in graph.edges if e.src in keep and e.dst in keep)
     left_out = [n for n in graph.nodes if n.id not in keep and not n.dropped]
-    names = tuple(dict.fromkeys(name for n in left_out for name in n.names))
+    names = tuple(n.names[0] for n in left_out if n.names)  # one per node: the note counts nodes
     return Graph(tuple(nodes), edges), Focus(len(left_out), names)
 
 
