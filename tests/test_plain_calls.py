@@ -176,7 +176,7 @@ def test_an_exception_in_a_quiet_function_is_reported_at_the_line_that_called_it
 @pytest.mark.parametrize(
     "language, words",
     [
-        ("en", "(35 later calls of add, functions that touched no tensor in their first 5 calls, ran without being stepped)"),
+        ("en", "(35 later calls of add ran without being followed line by line: it touched no tensor in its first 5 calls)"),
         ("zh", "（add 在最初 5 次调用中没有碰过张量，之后的 35 次调用没有逐行跟踪）"),
     ],
 )
@@ -215,3 +215,30 @@ def test_a_quiet_function_costs_no_line_events_under_sys_monitoring(tmp_path):
     assert engine.namespace["t"] == sum(range(30))
     assert [(f.name, f.unstepped) for f in result.quiet_functions] == [("add", 25)]
     assert add_code not in engine.tracer._codes  # its line events are off
+
+
+def test_the_note_names_the_four_most_called_functions_then_counts_the_rest():
+    from gradtutor.explain import quiet_epilogue
+    from gradtutor.plain_calls import QuietFunction
+
+    functions = [QuietFunction(f"f{i}", "p.py", i, 5, 100 - i) for i in range(6)]
+    assert quiet_epilogue(functions, "en") == (
+        "(585 later calls of f0, f1, f2, f3 and 2 more ran without being followed line by line: "
+        "these functions touched no tensor in their first 5 calls)"
+    )
+    assert quiet_epilogue(functions, "zh") == (
+        "（f0、f1、f2、f3 等另外 2 个函数在最初 5 次调用中没有碰过张量，之后的 585 次调用没有逐行跟踪）"
+    )
+
+
+def test_a_nested_function_is_named_by_where_it_is_defined(program):
+    doc = explain_json(program("""
+        def outer(n):
+            def inner(k):
+                return k + 1
+            return inner(n)
+
+        for i in range(12):
+            v = outer(i)
+    """))
+    assert sorted(f["function"] for f in doc["quiet_functions"]) == ["outer", "outer.inner"]

@@ -303,7 +303,8 @@ def quiet_epilogue(functions: list[Any], language: str, shown: int = 4) -> str:
     if len(functions) > shown:
         names += say(language, "quiet_more", count=len(functions) - shown)
     stepped = min(f.stepped for f in functions)
-    return say(language, "quiet_functions", count=count, s="s" if count != 1 else "", names=names, stepped=stepped)
+    key = "quiet_function" if len(functions) == 1 else "quiet_functions"
+    return say(language, key, count=count, s="s" if count != 1 else "", names=names, stepped=stepped)
 
 
 def _report_internal_errors(result: RunResult, env: Environment) -> None:

@@ -31,7 +31,7 @@ _NEVER = -1
 class QuietFunction:
     """A function run without stepping after its first ``stepped`` calls."""
 
-    name: str  # its qualified name: "Value.__add__"
+    name: str  # its qualified name, a nested one as "Value.__add__._backward"
     file: str
     line: int  # where it is defined
     stepped: int  # calls followed line by line
@@ -74,8 +74,8 @@ class PlainCalls:
     def summary(self) -> list[QuietFunction]:
         """The quiet functions that ran unstepped, most calls first."""
         out = [
-            QuietFunction(getattr(code, "co_qualname", code.co_name), code.co_filename, code.co_firstlineno,
-                          self._plain[code], n)
+            QuietFunction(getattr(code, "co_qualname", code.co_name).replace(".<locals>.", "."), code.co_filename,
+                          code.co_firstlineno, self._plain[code], n)
             for code, n in self._unstepped.items() if n
         ]
         return sorted(out, key=lambda f: (-f.unstepped, f.file, f.line))

@@ -99,7 +99,8 @@ WORDS: dict[str, dict[str, str]] = {
         "hidden_again": "({what} not shown; what they did was shown above and happened again: {again})",
         "hidden_sep": "; ",
         "hidden_end": "; --max-iterations N shows more)",
-        "quiet_functions": "({count} later call{s} of {names}, functions that touched no tensor in their first {stepped} calls, ran without being stepped)",
+        "quiet_function": "({count} later call{s} of {names} ran without being followed line by line: it touched no tensor in its first {stepped} calls)",
+        "quiet_functions": "({count} later call{s} of {names} ran without being followed line by line: these functions touched no tensor in their first {stepped} calls)",
         "quiet_more": " and {count} more",
         # Lists of places, a count of repeats, and a gradient too long to show.
         "output": "Output:",
@@ -162,6 +163,7 @@ WORDS: dict[str, dict[str, str]] = {
         "hidden_again": "（{what}未显示；它们做的事上面已显示过，又发生了：{again}）",
         "hidden_sep": "；",
         "hidden_end": "；--max-iterations N 可显示更多）",
+        "quiet_function": "（{names}在最初 {stepped} 次调用中没有碰过张量，之后的 {count} 次调用没有逐行跟踪）",
         "quiet_functions": "（{names}在最初 {stepped} 次调用中没有碰过张量，之后的 {count} 次调用没有逐行跟踪）",
         "quiet_more": "等另外 {count} 个函数",
         "output": "输出：",
