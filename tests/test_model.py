@@ -8,10 +8,10 @@ import inspect
 
 import pytest
 
-from gradtutor.model import Edge, Node, one_step_init
+from gradtutor.model import Edge, Event, Node, Snapshot, one_step_init
 
 
-@pytest.mark.parametrize("cls", [Node, Edge])
+@pytest.mark.parametrize("cls", [Node, Edge, Event, Snapshot])
 def test_the_quick_init_takes_the_fields_in_order_with_their_defaults(cls: type) -> None:
     params = list(inspect.signature(cls).parameters.values())
     fields = dataclasses.fields(cls)

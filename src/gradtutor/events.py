@@ -15,8 +15,7 @@ explanation in every language under ``lessons/explanations/``.
 from __future__ import annotations
 
 import weakref
-from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Mapping, NamedTuple
 
 import torch
 
@@ -33,8 +32,9 @@ from gradtutor.observer import (
     classify_error,
 )
 
-@dataclass(frozen=True)
-class _Bound:
+class _Bound(NamedTuple):
+    """What a name held: its tensor (weakly) and that tensor's node."""
+
     ref: weakref.ref[torch.Tensor]
     node: str | None
 
@@ -311,12 +311,13 @@ def _name_events(
     previous_run = tracker.after_statement.get(line, {})
     for name, value in scan_names(namespace).tensors:
         node = node_of.get(name)
-        current[name] = _Bound(weakref.ref(value), node)
         old = tracker.bound.get(name)
         if old is None:
+            current[name] = _Bound(weakref.ref(value), node)
             events.append(Event.make("name-bound", line, name=name, node=node))
             continue
         old_value = old.ref()
+        current[name] = old if old_value is value and old.node == node else _Bound(weakref.ref(value), node)
         if old_value is not value:
             # Still in the graph: an input of a tensor a name holds, and not
             # itself named (it is drawn under that name then).

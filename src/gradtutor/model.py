@@ -237,6 +237,7 @@ class Binding:
     summary: str = ""  # short description: "tensor(42., requires_grad=True)"
 
 
+@one_step_init
 @dataclass(frozen=True)
 class Snapshot:
     """The autograd state after one step, as seen from one frame."""
@@ -270,6 +271,7 @@ class Snapshot:
         raise KeyError(name)
 
 
+@one_step_init
 @dataclass(frozen=True)
 class Event:
     """Something the learner should know happened. ``fields`` depend on ``kind``."""

@@ -453,7 +453,11 @@ class Snapshotter:
             now: dict[str, tuple[weakref.ref[Any], int]] = {}
             for serial, names in names_of.items():
                 for name in names:
-                    now[name] = (weakref.ref(namespace[name]), serial)
+                    value = namespace[name]
+                    kept = before.get(name)  # (most names hold what they held: their entry is kept)
+                    now[name] = kept if kept is not None and kept[1] == serial and kept[0]() is value else (
+                        weakref.ref(value), serial
+                    )
             self._bound[frame_key] = now
         return former
 
