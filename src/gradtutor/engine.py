@@ -35,6 +35,7 @@ from gradtutor.capture import OutputCapture
 from gradtutor.events import NameTracker, detect_events, is_routine, with_growth_sizes
 from gradtutor.model import Event, Snapshot, Step
 from gradtutor.observer import CallObserver, DetachRecord, LineContext
+from gradtutor.grads_seen import GradsSeen
 from gradtutor.plain_calls import PlainCalls, QuietFunction, carries_tensors
 from gradtutor.snapshot import Snapshotter, StepNames, is_tracked_name, scan_names
 from gradtutor.source_index import SourceIndex, StatementInfo
@@ -218,8 +219,7 @@ class Engine:
         self._steps: list[Step] = []
         self._hidden_total = 0
         self._repeated_total: dict[tuple[Any, ...], list[Any]] = {}
-        # id(tensor) -> (the tensor, weakly; its .grad as last seen): for grad_changes.
-        self._grads_seen: dict[int, tuple[weakref.ref[torch.Tensor], Any]] = {}
+        self._grads = GradsSeen()  # for each step's grad_changes
         self._displayed: list[Any] = []
         self.internal_errors: list[InternalError] = []  # the tutor's own failures while tracing
         self.in_child = False  # a forked child process: it never narrates
@@ -781,6 +781,7 @@ class Engine:
                 repeat = self._repeat(state, stmt.start, tracker, scope, namespace, records)
                 if repeat is True:
                     state.plain = False
+                    self._grads.hidden(records)
                     self._remember_types(state, own)
                     return
             snapshot = self.snapshotter.take(namespace, origin=state.origin, frame_key=state.key, lite=likely_hidden)
@@ -814,6 +815,8 @@ class Engine:
             hidden = self._seen_before((state.code, stmt.start), events, signatures) and likely_hidden
             if hidden and not output:
                 self._count_hidden(state, events, signatures)
+                if records:
+                    self._grads.hidden(records)
                 if isinstance(repeat, tuple):
                     runs = self._hidden_runs.setdefault(state.key, repeat_steps.FrameRuns())
                     runs.keep((state.code, stmt.start), repeat, repeat_steps.remember(repeat, events, signatures))
@@ -952,26 +955,7 @@ class Engine:
         """The .grad values this step changed, of the tensors it can name.
         Followed per tensor, not per name: a name bound to another tensor
         (for p in model.parameters()) is not a change of its gradient."""
-        now = dict(snapshot.grads)
-        changes: list[tuple[str, Any, Any]] = []
-        seen = self._grads_seen
-        for name, value in scan_names(namespace).tensors:
-            if name not in now and not (value.is_leaf and value.requires_grad or value.retains_grad):
-                continue
-            after = now.get(name)
-            key = id(value)
-            entry = seen.get(key)
-            if entry is not None and entry[0]() is value:
-                if entry[1] != after:
-                    changes.append((name, entry[1], after))
-            else:
-                def forget(_ref: object, key: int = key) -> None:
-                    current = seen.get(key)
-                    if current is not None and current[0]() is None:
-                        del seen[key]
-                entry = (weakref.ref(value, forget), after)
-            seen[key] = (entry[0], after)
-        return tuple(changes)
+        return tuple(self._grads.shown(scan_names(namespace).tensors, dict(snapshot.grads)))
 
     def _hand_to_caller(self, records: list[Any], returning: Any, state: _Frame) -> None:
         """A function returned a tensor it made without a graph (under

@@ -1,0 +1,63 @@
+"""A shown step's ``w.grad: before → after`` starts from the value the step
+started from, also when loop steps not shown changed it in between
+(gradtutor.grads_seen)."""
+
+from __future__ import annotations
+
+from conftest import explain_json
+
+PROGRAM = """
+import torch
+
+w = torch.ones(2, requires_grad=True)
+b = torch.zeros(2, requires_grad=True)
+params = [w, b]
+for i in range(6):
+    loss = ((w + b) * (i + 1)).sum()
+    for p in params:
+        p.grad = None
+    loss.backward()
+print(w.grad, b.grad)
+"""
+
+
+def changes(doc: dict, line: int) -> list[list]:
+    return [[c["name"], c["before"], c["after"]] for s in doc["steps"] if s["line"] == line for c in s.get("grad_changes", [])]
+
+
+def test_a_gradient_set_to_none_by_steps_not_shown_is_none_before_the_backward(program):
+    doc = explain_json(program(PROGRAM))
+    backwards = [s for s in doc["steps"] if s["line"] == 10]
+    assert [s["iteration"] for s in backwards] == [1, 2, 3]
+    # Iteration 2: w's reset is shown (the line's 3rd run), b's is not (its 4th):
+    # the backward still starts from b.grad = None, not from iteration 1's [1, 1].
+    assert [[c["name"], c["before"], c["after"]] for c in backwards[1]["grad_changes"]] == [
+        ["w", None, [2.0, 2.0]], ["b", None, [2.0, 2.0]],
+    ]
+    assert [[c["name"], c["before"], c["after"]] for c in backwards[2]["grad_changes"]] == [
+        ["w", None, [3.0, 3.0]], ["b", None, [3.0, 3.0]],
+    ]
+
+
+def test_a_step_that_did_not_touch_a_gradient_reports_no_change_of_it(program):
+    doc = explain_json(program(PROGRAM))
+    # The loop's hidden iterations changed both gradients; the print did not.
+    assert doc["steps"][-1]["output"] == "tensor([6., 6.]) tensor([6., 6.])\n"
+    assert changes(doc, 11) == []
+
+
+def test_a_gradient_written_through_data_by_steps_not_shown_is_not_reported_later(program):
+    doc = explain_json(program("""
+        import torch
+
+        w = torch.ones(2, requires_grad=True)
+        (w * 4).sum().backward()
+        for i in range(5):
+            w.grad.data.mul_(0.5)
+        print(w.grad)
+    """))
+    # Runs 4 and 5 halve the gradient where no version counter sees it: the
+    # print, which did not touch it, reports no change (not "[0.5, 0.5] → [0.125, 0.125]").
+    assert doc["steps"][-1]["output"] == "tensor([0.1250, 0.1250])\n"
+    assert changes(doc, 7) == []
+    assert [c[2] for c in changes(doc, 6)] == [[2.0, 2.0], [1.0, 1.0], [0.5, 0.5]]
