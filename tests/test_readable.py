@@ -432,3 +432,42 @@ def test_the_picture_bound_skips_only_lists_that_cannot_fit(level, size):
         narrator = Narrator(book_for("en"), NarrationOptions(level=level, width=width))
         expected = _bounded_by_every_render(narrator, snapshot, graph, ("a note",))
         assert narrator.bounded_drawing(snapshot, graph, ("a note",)) == expected
+
+
+# -- a line still running -------------------------------------------------------
+INSIDE = """
+import torch
+from torch.autograd.functional import hessian
+
+
+def cube_sum(x):
+    return x.pow(3).sum()
+
+
+def triple(t):
+    return t * 3
+
+
+a = torch.ones(2, requires_grad=True)
+y = triple(a * 2)
+h = hessian(cube_sum, torch.ones(2))
+"""
+
+
+def test_a_tensor_made_by_a_line_still_running_is_drawn_inside_it(program):
+    """In a call a line makes, what that line made so far is drawn "inside"
+    it: ``t`` holds ``a * 2``, not the value of ``triple(a * 2)``; hessian's
+    own copy of its input is not the value of ``hessian(...)`` either."""
+    path = program(INSIDE)
+    steps = steps_of(explain_text(path))
+    [in_triple] = [s for s in steps if s[0].endswith("return t * 3")]
+    assert "   a [leaf] --> inside triple(a * 2) = t" in in_triple
+    [in_cube] = [s for s in steps if s[0].endswith("return x.pow(3).sum()")]
+    assert any(line.startswith("   tensor [leaf] --> inside hessian(") and line.endswith(") = x") for line in in_cube)
+    after = [s for s in steps if s[0].endswith("y = triple(a * 2)")][-1]
+    assert "   a [leaf] --> triple(a * 2) [new] --> t * 3 = y" in after  # the line is over: no "inside"
+    zh = steps_of(explain_text(path, "--lang", "zh"))
+    assert any("triple(a * 2) 之中 = t" in line for s in zh for line in s)
+    doc = explain_json(path)
+    [node] = [n for s in doc["steps"] if s["function"] == "triple" for n in s["graph"]["nodes"] if "t" in n["names"]]
+    assert node["running"] is True and node["label"] == "triple(a * 2)"

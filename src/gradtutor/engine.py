@@ -784,7 +784,10 @@ class Engine:
                     self._grads.hidden(records)
                     self._remember_types(state, own)
                     return
-            snapshot = self.snapshotter.take(namespace, origin=state.origin, frame_key=state.key, lite=likely_hidden)
+            snapshot = self.snapshotter.take(
+                namespace, origin=state.origin, frame_key=state.key, lite=likely_hidden,
+                running=() if likely_hidden else self._running_lines(state),
+            )
             if tracker is None:
                 tracker = self._trackers[state.key] = NameTracker()
             exception = state.exception
@@ -823,7 +826,10 @@ class Engine:
                 self._remember_types(state, own)
                 return
             if likely_hidden:
-                snapshot = self.snapshotter.take(namespace, origin=state.origin, frame_key=state.key, names_current=True)
+                snapshot = self.snapshotter.take(
+                    namespace, origin=state.origin, frame_key=state.key, names_current=True,
+                    running=self._running_lines(state),
+                )
                 events = with_growth_sizes(events, snapshot)
             grad_changes = self._grad_changes(namespace, snapshot)
             self._orphan_output = ""
@@ -855,6 +861,16 @@ class Engine:
             if quiet_reads is not None:
                 quiet_reads.__exit__(None, None, None)
             observer.paused = False
+
+    def _running_lines(self, state: _Frame) -> set[int]:
+        """The steps (and their statements' parts) of the lines still running
+        in the frames below ``state``'s: this step is in a call they made."""
+        running: set[int] = set()
+        for other in self._stack:
+            if other is not state and other.stmt is not None:
+                running.add(other.origin.exec_id)
+                running.update(part.exec_id for part in other.origin.parts)
+        return running
 
     def _repeat(
         self, state: _Frame, line: int, tracker: NameTracker | None, scope: StepNames,

@@ -138,6 +138,11 @@ class Node:
     # Drawn in a step's picture only as the input of what the step touched:
     # its own inputs are left out of that picture.
     inputs_hidden: bool = False
+    # A statement node of a line still running: the step drawn is in a call
+    # that line made (a function of the program's, or one library code
+    # called: hessian(f, x) calls f on a tensor it made). Its tensors are
+    # intermediate results of the line, not its value: drawn "inside ...".
+    running: bool = False
 
     @property
     def is_ghost(self) -> bool:
@@ -180,6 +185,8 @@ class Node:
             out["changed_at"] = [line for _, line in self.changed_at]
         if self.dual:
             out["dual"] = True
+        if self.running:
+            out["running"] = True
         return out
 
 

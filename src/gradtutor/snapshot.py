@@ -18,7 +18,7 @@ import math
 import sys
 import weakref
 from dataclasses import replace
-from typing import Any, Iterator, Mapping
+from typing import Any, Collection, Iterator, Mapping
 
 import torch
 
@@ -26,7 +26,7 @@ from gradtutor import autograd_graph as ag
 from gradtutor.gcpause import no_cycle_collection
 from gradtutor.grouping import group_statements
 from gradtutor.messages import message
-from gradtutor.model import CONST, LEAF, OP, Binding, Edge, Graph, Node, Snapshot
+from gradtutor.model import CONST, LEAF, OP, STATEMENT, Binding, Edge, Graph, Node, Snapshot
 
 GRAD_LIST_LIMIT = 100  # a .grad with more elements is summarised, not listed
 
@@ -289,6 +289,7 @@ class Snapshotter:
         remember: bool = True,
         lite: bool = False,
         names_current: bool = False,
+        running: Collection[int] = (),
     ) -> Snapshot:
         """The snapshot of ``namespace`` after the step ``origin``.
 
@@ -297,12 +298,14 @@ class Snapshotter:
         for a step that will most likely not be shown (a loop past its first
         iterations): only what events are detected from (the op graph and
         which node each name is bound to), nothing remembered; the statement
-        view, gradients and descriptions are left empty.
+        view, gradients and descriptions are left empty. ``running``: the
+        steps of lines still running, in the calls of which this step is
+        (their statement nodes are drawn "inside ...").
         """
         if lite:
-            return self._take(namespace, origin, frame_key, remember, lite, names_current)
+            return self._take(namespace, origin, frame_key, remember, lite, names_current, running)
         with no_cycle_collection():
-            return self._take(namespace, origin, frame_key, remember, lite, names_current)
+            return self._take(namespace, origin, frame_key, remember, lite, names_current, running)
 
     def _take(
         self,
@@ -312,6 +315,7 @@ class Snapshotter:
         remember: bool,
         lite: bool,
         names_current: bool,
+        running: Collection[int] = (),
     ) -> Snapshot:
         # Which names this frame rebound is followed on every step, lite ones
         # included (a lite step's full snapshot, taken when it turns out to be
@@ -389,6 +393,11 @@ class Snapshotter:
             if o.const_reads
         }
         statements = self._group(ops, origins, consts, module_sizes)
+        if running and any(n.step in running for n in statements.nodes if n.kind == STATEMENT):
+            statements = Graph(
+                tuple(replace(n, running=True) if n.kind == STATEMENT and n.step in running else n for n in statements.nodes),
+                statements.edges,
+            )
 
         previous = self._previous.get(frame_key) if remember else None
         if previous is not None:

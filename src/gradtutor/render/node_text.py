@@ -146,6 +146,8 @@ def _label_parts(node: Node, cs: Charset, words: Mapping[str, str]) -> tuple[str
     lost = words["dropped"] if node.dropped else words["old"]
     if node.kind in (OP, STATEMENT):
         label = cs.clean(node.label)
+        if node.running:
+            label = words["inside"].format(label=label)
         # Names of one tensor read as equal (a = b = x * 2); names of
         # different tensors of one statement are listed (h, c = lstm(...)).
         join = ", " if node.several_tensors else " = "

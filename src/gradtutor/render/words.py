@@ -29,6 +29,7 @@ MARKS: dict[str, dict[str, str]] = {
         "old": " (old)",
         "dropped": " (dropped)",
         "sep": ", ",
+        "inside": "inside {label}",
     },
     "zh": {
         "new": "新建",
@@ -43,6 +44,7 @@ MARKS: dict[str, dict[str, str]] = {
         "old": " (旧)",
         "dropped": " (已丢弃)",
         "sep": "、",
+        "inside": "{label} 之中",
     },
 }
 
