@@ -137,40 +137,30 @@ def test_torch_work_in_a_quiet_function_is_seen_from_the_line_that_called_it(pro
     assert doc["steps"][-1]["output"] == "tensor([3., 3.])\n"
 
 
-def test_stepped_the_same_exception_is_reported_at_the_raise(program, never_quiet):
-    source = """
-        def check(v):
-            if v < 0:
-                raise ValueError("negative")
-            return v
+RAISES = """
+def check(v):
+    if v < 0:
+        raise ValueError("negative")
+    return v
 
-        for i in range(10):
-            check(i)
-        try:
-            check(-1)
-        except ValueError:
-            print("caught")
-    """
-    stepped = explain_json(program(source))
-    assert [(e["line"], e["cause"]) for e in events(stepped, "error")] == [(3, "other")]
+for i in range(10):
+    check(i)
+try:
+    check(-1)
+except ValueError:
+    print("caught")
+"""
 
 
 def test_an_exception_in_a_quiet_function_is_reported_at_the_line_that_called_it(program):
-    doc = explain_json(program("""
-        def check(v):
-            if v < 0:
-                raise ValueError("negative")
-            return v
-
-        for i in range(10):
-            check(i)
-        try:
-            check(-1)
-        except ValueError:
-            print("caught")
-    """))
+    doc = explain_json(program(RAISES))
     assert doc["quiet_functions"][0]["function"] == "check"
     assert [(e["line"], e["cause"]) for e in events(doc, "error")] == [(9, "other")]
+
+
+def test_stepped_the_same_exception_is_reported_at_the_raise(program, never_quiet):
+    stepped = explain_json(program(RAISES))
+    assert [(e["line"], e["cause"]) for e in events(stepped, "error")] == [(3, "other")]
 
 
 @pytest.mark.parametrize(
