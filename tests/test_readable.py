@@ -471,3 +471,32 @@ def test_a_tensor_made_by_a_line_still_running_is_drawn_inside_it(program):
     doc = explain_json(path)
     [node] = [n for s in doc["steps"] if s["function"] == "triple" for n in s["graph"]["nodes"] if "t" in n["names"]]
     assert node["running"] is True and node["label"] == "triple(a * 2)"
+
+
+def test_a_step_draws_the_tensor_its_events_name(program):
+    """Back from ``make``, ``out`` names the tensor the function's picture
+    drew last: unchanged since that picture, it is still drawn, because the
+    step says "out names a tensor"."""
+    steps = steps_of(explain_text(program("""
+        import torch
+
+
+        def make(x):
+            out = x * 2
+            return out
+
+
+        a = torch.ones(2, requires_grad=True)
+        out = make(a)
+    """)))
+    back = steps[-1]
+    assert back[0].endswith("(continued) out = make(a)")
+    assert back[1:] == ["   * out names a tensor", "   a [leaf] --> x * 2 = out"]
+
+
+def test_the_nodes_of_names_count_as_touched():
+    nodes = (Node("x", "leaf", "x", names=("x",)), Node("y", "statement", "x * 2", names=("y",), step=2))
+    graph = Graph(nodes, (Edge("x", "y"),))
+    assert touched_part(graph, graph, None) == (Graph(), Focus())
+    part, _ = touched_part(graph, graph, None, names={"y"})
+    assert [n.id for n in part.nodes] == ["x", "y"]

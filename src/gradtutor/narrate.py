@@ -7,7 +7,7 @@ front ends print what these functions return.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterator, Sequence
+from typing import Any, Collection, Iterable, Iterator, Sequence
 
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.segment import Segment
@@ -331,6 +331,14 @@ def _flatten(value: Any) -> Iterator[float]:
         yield float(value)
 
 
+def event_names(steps: Iterable[Step]) -> frozenset[str]:
+    """The names the steps' events are about: bound, rebound, grown."""
+    return frozenset(
+        e.get("name") for step in steps for e in step.events
+        if e.kind in ("name-bound", "name-rebound", "graph-growth") and e.get("name")
+    )
+
+
 def hidden_text(
     count: int, repeated: Sequence[tuple[str, int]] = (), *, more: bool = True, ascii: bool = False, language: str = "en"
 ) -> str:
@@ -393,10 +401,12 @@ class Narrator:
     def grad_changes(self, step: Step) -> list[RenderableType]:
         return [indented(Text(line, GRAD_CHANGE_STYLE)) for line in self.grad_change_lines(step)]
 
-    def drawing_if_changed(self, snapshot: Snapshot, frame: Any = None) -> Drawing | None:
+    def drawing_if_changed(self, snapshot: Snapshot, frame: Any = None, names: Collection[str] = ()) -> Drawing | None:
         """The drawing to show after ``snapshot``: None when the graph is the one
         drawn last (or empty, or drawings are off). ``frame``: which function's
-        names the snapshot has (a step's file and function)."""
+        names the snapshot has (a step's file and function); ``names``: the
+        ones the step's events are about (``event_names``), drawn whatever
+        else changed."""
         graph = snapshot.graph(self.options.level)
         previous = self.last_drawn
         named_previous = previous if frame == self.last_frame else self.last_in_frame.get(frame)
@@ -406,7 +416,7 @@ class Narrator:
             return None
         if self.options.graph == "full":
             return graph_drawing(snapshot, self.options, explained=self.explained)
-        part, focus = touched_part(graph, previous, named_previous)
+        part, focus = touched_part(graph, previous, named_previous, names)
         if not part.edges and all(n.kind == MODULE for n in part.nodes):
             return None  # only a module's parameters, used by no graph yet (its __init__): no autograd to see
         notes = (self.focus_note(focus),) if focus.omitted else ()
@@ -467,8 +477,8 @@ class Narrator:
             names, more = say(language, "focus_only", count=focus.omitted), ""
         return say(language, "focus", names=names, more=more, hint=self.options.full_graph_hint)
 
-    def graph_if_changed(self, snapshot: Snapshot, frame: Any = None) -> list[RenderableType]:
-        drawing = self.drawing_if_changed(snapshot, frame)
+    def graph_if_changed(self, snapshot: Snapshot, frame: Any = None, names: Collection[str] = ()) -> list[RenderableType]:
+        drawing = self.drawing_if_changed(snapshot, frame, names)
         return [] if drawing is None else [indented(GraphView(drawing))]
 
     def step(self, step: Step) -> list[RenderableType]:
@@ -481,5 +491,5 @@ class Narrator:
         out.append(step_header(step, ascii=self.options.ascii, language=self.options.language))
         out.extend(self.events(step))
         out.extend(self.grad_changes(step))
-        out.extend(self.graph_if_changed(step.snapshot, step_frame_key(step)))
+        out.extend(self.graph_if_changed(step.snapshot, step_frame_key(step), event_names([step])))
         return out

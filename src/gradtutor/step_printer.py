@@ -16,7 +16,7 @@ from typing import Any, Callable
 from rich.console import RenderableType
 
 from gradtutor.model import Step
-from gradtutor.narrate import Narrator, Verbatim, hidden_note, step_frame_key, step_header, step_where
+from gradtutor.narrate import Narrator, Verbatim, event_names, hidden_note, step_frame_key, step_header, step_where
 from gradtutor.render.words import say
 
 
@@ -84,7 +84,7 @@ class StepPrinter:
             self.show(step_header(step, ascii=narrator.options.ascii, language=narrator.options.language))
         if step.output:
             self._output(step.output)
-        for renderable in [*narrator.events(step), *narrator.grad_changes(step), *narrator.graph_if_changed(step.snapshot, step_frame_key(step))]:
+        for renderable in [*narrator.events(step), *narrator.grad_changes(step), *narrator.graph_if_changed(step.snapshot, step_frame_key(step), event_names([step]))]:
             self.show(renderable)
         self.last = step.index
 

@@ -12,6 +12,7 @@ draw everything.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import Collection
 
 from gradtutor.model import CONST, LEAF, Graph, Node
 
@@ -35,7 +36,8 @@ class Focus:
 
 
 def touched_part(
-    graph: Graph, previous: Graph | None, named_previous: Graph | None | object = SAME_FRAME
+    graph: Graph, previous: Graph | None, named_previous: Graph | None | object = SAME_FRAME,
+    names: Collection[str] = (),
 ) -> tuple[Graph, Focus]:
     """``graph`` cut down to what changed since ``previous`` (the graph drawn
     last), with context: a connected part the step touched is drawn whole when
@@ -46,7 +48,9 @@ def touched_part(
     Names belong to frames: ``named_previous`` is the graph drawn last from
     the same frame as ``graph`` (None: none yet; ``SAME_FRAME``, the default:
     ``previous`` is), and only against it are names compared. Entering or leaving a function renames nodes (``x``
-    becomes ``global x`` or ``tensor``) without touching them."""
+    becomes ``global x`` or ``tensor``) without touching them. The nodes of
+    ``names`` (the ones the step's events are about) count as touched: a
+    step that says "output names a tensor" draws it."""
     if previous is None:
         return graph, Focus()
     before = {n.id: n for n in previous.nodes}
@@ -59,6 +63,8 @@ def touched_part(
             if n.id not in before or _unnamed(before[n.id]) != _unnamed(n)
             or (n.id in named and _names(named[n.id]) != _names(n))
         }
+    if names:
+        touched |= {n.id for n in graph.nodes if any(name in names for name in n.names)}
     if not touched:
         return Graph(), Focus()
     inputs: dict[str, list[str]] = {}
