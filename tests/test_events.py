@@ -271,6 +271,18 @@ def test_an_optimizer_step_is_one_inplace_event_per_module(program):
                     "via": "SGD.step", "parameters": 2}
 
 
+def test_an_init_function_that_passes_its_tensor_by_keyword_is_an_inplace_change(program):
+    """torch.nn.init.normal_ hands torch's dispatch ``tensor=w``, not ``w``."""
+    doc = run(program, """
+        import torch
+        w = torch.empty(3, requires_grad=True)
+        torch.nn.init.normal_(w, mean=0.0, std=0.02)
+        lin = torch.nn.Linear(3, 2)
+        torch.nn.init.uniform_(lin.weight, -0.1, 0.1)
+    """)
+    assert [(e["line"], e["name"], e["op"]) for e in events(doc, "inplace")] == [(3, "w", "normal_"), (5, "lin", "uniform_")]
+
+
 def test_a_function_called_in_a_loop_is_a_loop_body_and_globals_are_not_new_in_it(program):
     doc = run(program, """
         import torch

@@ -231,6 +231,18 @@ def classify_error(exc: BaseException) -> str:
     return "other"
 
 
+def _inplace_target(args: tuple[Any, ...], kwargs: dict[str, Any]) -> torch.Tensor | None:
+    """The tensor an in-place call changes: its first argument, or the one
+    passed by keyword (``torch.nn.init.normal_`` hands the mode ``tensor=w``)."""
+    if args:
+        return args[0] if isinstance(args[0], torch.Tensor) else None
+    for key in ("tensor", "input", "self"):
+        value = kwargs.get(key)
+        if isinstance(value, torch.Tensor):
+            return value
+    return None
+
+
 def _tensors_in(value: Any) -> list[torch.Tensor]:
     if isinstance(value, torch.Tensor):
         return [value]
@@ -645,7 +657,7 @@ class CallObserver(TorchFunctionMode):
     def _on_inplace(self, func: Any, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         if args and isinstance(args[0], (list, tuple)) and name.startswith("_foreach_"):
             return self._on_foreach_inplace(func, name, args, kwargs)
-        target = args[0] if args and isinstance(args[0], torch.Tensor) else None
+        target = _inplace_target(args, kwargs)
         before = target.grad_fn if target is not None else None
         if before is not None:
             self.registry.tag_graph(before, self.context.origin)
