@@ -403,9 +403,37 @@ def _bounded_by_every_render(narrator, snapshot, part, notes):
                                     notes=notes + fold_notes, view=view)
             if len(drawing.picture) <= MAX_PICTURE_LINES:
                 return drawing
-    cut = narrator.say("cut", lines=len(drawing.picture) - MAX_PICTURE_LINES, hint=hint)
+    gone = drawing.rows_to_cut(MAX_PICTURE_LINES)
+    cut = narrator.say("cut", lines=gone, hint=hint)
     return graph_drawing(snapshot, options, explained=set(narrator.explained), graph=folded_part,
-                         notes=notes + fold_notes + (cut,), view=VERTICAL).last(MAX_PICTURE_LINES)
+                         notes=notes + fold_notes + (cut,), view=VERTICAL).last(len(drawing.picture) - gone)
+
+
+def test_a_cut_list_starts_with_an_entry_not_with_the_end_of_one():
+    """Entries whose inputs wrap take two lines: the kept part of a list too
+    long for the screen begins where an entry begins, and the note counts
+    the lines left out."""
+    from gradtutor.explanations import book_for
+    from gradtutor.model import Snapshot
+    from gradtutor.narrate import NarrationOptions, Narrator, graph_drawing
+    from gradtutor.render.vertical_view import VERTICAL
+
+    leaves = [Node(f"w{i}", "leaf", f"weight_with_a_long_name_{i}", names=(f"weight_with_a_long_name_{i}",))
+              for i in range(60)]
+    sums = [Node(f"s{i}", "statement", f"total_{i}", names=(f"total_{i}",), step=i + 1) for i in range(30)]
+    edges = [Edge(f"w{2 * i + j}", f"s{i}") for i in range(30) for j in range(2)]
+    edges += [Edge(f"s{i - 1}", f"s{i}") for i in range(1, 30)]
+    graph = Graph(tuple(leaves + sums), tuple(edges))
+    snapshot = Snapshot(30, 30, graph, graph)
+    narrator = Narrator(book_for("en"), NarrationOptions(width=60))
+    whole = graph_drawing(snapshot, narrator.options, explained=set(), graph=graph, view=VERTICAL)
+    starts = {row for _, row, _, _ in whole.anchors}
+    assert len(whole.picture) - MAX_PICTURE_LINES not in starts  # a plain cut would start mid-entry
+    drawing = narrator.bounded_drawing(snapshot, graph, ())
+    assert 0 in {row for _, row, _, _ in drawing.anchors} and len(drawing.picture) <= MAX_PICTURE_LINES
+    assert drawing.picture == whole.picture[len(whole.picture) - len(drawing.picture):]
+    [note] = [line for line in drawing.legend if "lines of this picture are not shown" in line]
+    assert note.lstrip().startswith(f"the first {len(whole.picture) - len(drawing.picture)} lines")
 
 
 @pytest.mark.parametrize("level", ["statements", "ops"])

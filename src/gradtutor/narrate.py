@@ -456,12 +456,13 @@ class Narrator:
                 snapshot, self.options, explained=set(self.explained), graph=folded_part,
                 notes=notes + fold_notes, view=VERTICAL,
             )
-        cut_note = self.say("cut", lines=len(listed.picture) - MAX_PICTURE_LINES, hint=hint)
+        gone = listed.rows_to_cut(MAX_PICTURE_LINES)
+        cut_note = self.say("cut", lines=gone, hint=hint)
         drawing = graph_drawing(
             snapshot, self.options, explained=set(self.explained), graph=folded_part,
             notes=notes + fold_notes + (cut_note,), view=VERTICAL,
         )
-        return drawing.last(MAX_PICTURE_LINES)
+        return drawing.last(len(drawing.picture) - gone)
 
     def say(self, key: str, **fields: object) -> str:
         return say(self.options.language, key, **fields)

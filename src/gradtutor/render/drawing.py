@@ -45,6 +45,14 @@ class Drawing:
         cut = len(self.legend) + (1 if self.legend else 0)
         return self.lines[: len(self.lines) - cut]
 
+    def rows_to_cut(self, rows: int) -> int:
+        """How many first lines of the picture to leave out to keep at most
+        ``rows``, cut where a node's entry starts: a kept part never begins
+        with the wrapped end of an entry (``◀ x, w`` without its node)."""
+        gone = max(0, len(self.picture) - rows)
+        starts = [row for _, row, _, _ in self.anchors if row >= gone]
+        return min(starts) if starts and gone else gone
+
     def last(self, rows: int) -> Drawing:
         """The last ``rows`` lines of the picture, and the whole legend."""
         picture = len(self.picture)
