@@ -528,3 +528,14 @@ def test_the_nodes_of_names_count_as_touched():
     assert touched_part(graph, graph, None) == (Graph(), Focus())
     part, _ = touched_part(graph, graph, None, names={"y"})
     assert [n.id for n in part.nodes] == ["x", "y"]
+
+
+def test_the_closing_note_shows_brackets_as_written(program):
+    """``[i] = ...`` is the note's words, not rich markup for italics."""
+    text = explain_text(program("""
+        import torch
+        losses = torch.zeros(10)
+        for k in range(10):
+            losses[k] = k * 2.0
+    """))
+    assert " ".join(text.split()).endswith("losses was changed in place ([i] = ...) x7; --max-iterations N shows more)")

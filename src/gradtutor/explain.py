@@ -336,9 +336,10 @@ def _json_default(value: Any) -> Any:
 
 
 def _explain_text(args: argparse.Namespace, env: Environment, run: Callable[..., RunResult], level: str) -> int:
+    from rich.text import Text
+
     from gradtutor.explanations import book_for
     from gradtutor.narrate import NarrationOptions, Narrator
-
     from gradtutor.step_printer import NarrationStream, StepPrinter
 
     width = args.width or env.width
@@ -355,9 +356,9 @@ def _explain_text(args: argparse.Namespace, env: Environment, run: Callable[...,
         stream.write_through = None
         printer.late_output(result.leftover_output)
         if result.hidden_steps:
-            console.print(_hidden_epilogue(result, narrator), style="dim")
+            console.print(Text(_hidden_epilogue(result, narrator), style="dim"))  # (words, not markup: "[i] = ...")
         if result.quiet_functions:
-            console.print(quiet_epilogue(result.quiet_functions, language), style="dim")
+            console.print(Text(quiet_epilogue(result.quiet_functions, language), style="dim"))
         if result.traceback:
             env.stdout.flush()
             env.stderr.write(result.traceback)
