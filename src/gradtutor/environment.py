@@ -87,5 +87,6 @@ def make_console(env: Environment, *, width: int, plain: bool, file: Any = None)
         no_color=not color,
         highlight=False,
         emoji=False,
+        markup=False,  # the tutor prints words and code ("[i] = ...", "x[0]"), never rich markup
         soft_wrap=False,
     )
