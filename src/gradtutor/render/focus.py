@@ -55,16 +55,18 @@ def touched_part(
         return graph, Focus()
     before = {n.id: n for n in previous.nodes}
     if named_previous is SAME_FRAME or named_previous is previous:
-        touched = {n.id for n in graph.nodes if before.get(n.id) != n}
+        # (Snapshots reuse the Node of an unchanged node: "is" answers most.)
+        touched = {n.id for n in graph.nodes if before.get(n.id) is not n and before.get(n.id) != n}
     else:
         named = {n.id: n for n in named_previous.nodes} if isinstance(named_previous, Graph) else {}
         touched = {
             n.id for n in graph.nodes
-            if n.id not in before or _unnamed(before[n.id]) != _unnamed(n)
+            if n.id not in before or before[n.id] is not n and _unnamed(before[n.id]) != _unnamed(n)
             or (n.id in named and _names(named[n.id]) != _names(n))
         }
     if names:
-        touched |= {n.id for n in graph.nodes if any(name in names for name in n.names)}
+        wanted = frozenset(names)
+        touched |= {n.id for n in graph.nodes if n.names and not wanted.isdisjoint(n.names)}
     if not touched:
         return Graph(), Focus()
     inputs: dict[str, list[str]] = {}
