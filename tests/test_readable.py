@@ -539,3 +539,17 @@ def test_the_closing_note_shows_brackets_as_written(program):
             losses[k] = k * 2.0
     """))
     assert " ".join(text.split()).endswith("losses was changed in place ([i] = ...) x7; --max-iterations N shows more)")
+
+
+def test_a_node_that_a_current_node_was_computed_from_is_not_drawn_dropped():
+    """Statements are grouped anew at each step: a statement node missing from
+    the new grouping while something still shown was computed from it is not
+    gone (forward_ad_usage drew it "(dropped)" beside its own consumer)."""
+    from gradtutor.snapshot import with_dropped
+
+    a, b, c, d = (Node(i, "statement", i, step=n) for n, i in enumerate("abcd", 1))
+    previous = Graph((a, b, c, d), (Edge("a", "b"), Edge("c", "d")))
+    current = Graph((b,), ())
+    out = with_dropped(previous, current)
+    assert [(n.id, n.dropped) for n in out.nodes] == [("b", False), ("c", True), ("d", True)]
+    assert out.edges == (Edge("c", "d"),)

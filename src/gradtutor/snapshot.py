@@ -575,14 +575,31 @@ class Snapshotter:
 
 
 def with_dropped(previous: Graph, current: Graph) -> Graph:
-    """Add the nodes that were in ``previous`` and are gone now, once, as ghosts."""
+    """Add the nodes that were in ``previous`` and are gone now, once, as ghosts.
+
+    A node something in ``current`` was computed from (by ``previous``'s
+    edges) is not gone, whatever ``current`` calls it now: statements group
+    their nodes anew at each step. It is left out, not drawn as dropped."""
     current_ids = {n.id for n in current.nodes}
+    missing = {n.id for n in previous.nodes if n.id not in current_ids}
+    if not missing:
+        return current
+    inputs: dict[str, list[str]] = {}
+    for e in previous.edges:
+        inputs.setdefault(e.dst, []).append(e.src)
+    used = set()
+    stack = [src for node_id in current_ids for src in inputs.get(node_id, ()) if src in missing]
+    while stack:
+        node_id = stack.pop()
+        if node_id not in used:
+            used.add(node_id)
+            stack.extend(src for src in inputs.get(node_id, ()) if src in missing)
     dropped = [
         replace(n, dropped=True, names=(), former_names=n.names or n.former_names)
         for n in previous.nodes
         # (A parameter of a named module that lost its name is not gone: it
         # is drawn as part of its module again.)
-        if not n.dropped and n.id not in current_ids and not (n.kind == LEAF and n.detail)
+        if not n.dropped and n.id in missing and n.id not in used and not (n.kind == LEAF and n.detail)
     ]
     if not dropped:
         return current
