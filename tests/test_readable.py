@@ -553,3 +553,21 @@ def test_a_node_that_a_current_node_was_computed_from_is_not_drawn_dropped():
     out = with_dropped(previous, current)
     assert [(n.id, n.dropped) for n in out.nodes] == [("b", False), ("c", True), ("d", True)]
     assert out.edges == (Edge("c", "d"),)
+
+
+def test_dropped_is_said_only_of_what_is_gone(program):
+    """A tensor the names no longer lead to but a dict still holds is not
+    "(dropped): nothing uses it any more"; one nothing holds is."""
+    steps = steps_of(explain_text(program("""
+        import torch
+        w = torch.ones(2, requires_grad=True)
+        v = torch.ones(2, requires_grad=True)
+        keep = {"w": w}
+        w = None
+        v = None
+        print(keep["w"].sum())
+    """)))
+    [w_gone] = [s for s in steps if s[0].endswith("w = None")]
+    [v_gone] = [s for s in steps if s[0].endswith("v = None")]
+    assert not any("dropped" in line for line in w_gone)
+    assert "   v (dropped)" in v_gone

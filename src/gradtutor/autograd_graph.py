@@ -99,7 +99,7 @@ class NodeTag:
 
     __slots__ = (
         "serial", "op", "origin", "sequence_nr", "children", "saved_attrs", "saved",
-        "shape", "dtype", "freed_by", "node_id", "view", "edges", "replaces",
+        "shape", "dtype", "freed_by", "node_id", "view", "edges", "replaces", "table_key",
     )
     is_leaf = False
 
@@ -133,6 +133,7 @@ class NodeTag:
         self.edges: Any = None  # the snapshot's cached edges into this node
         # For an in-place op: the node the changed tensor pointed to before.
         self.replaces: NodeTag | None = None
+        self.table_key = 0  # its key in its registry's side table (see TagRegistry.alive)
 
 
 _saved_attrs_by_class: dict[type, tuple[str, ...]] = {}
@@ -237,9 +238,18 @@ class TagRegistry:
         meta = node.metadata
         table = self.node_tags
         table[id(meta)] = (meta, tag)
+        tag.table_key = id(meta)
         if len(table) >= self._sweep_at:
             self.sweep()
         return tag
+
+    def alive(self, tag: NodeTag | LeafTag) -> bool:
+        """Is what ``tag`` stands for still alive: its tensor, or its autograd
+        node (whose metadata dict someone besides this registry holds)?"""
+        if isinstance(tag, LeafTag):
+            return tag.ref() is not None
+        entry = self.node_tags.get(tag.table_key)
+        return entry is not None and entry[1] is tag and sys.getrefcount(entry[0]) > _ALONE
 
     def sweep(self) -> int:
         """Drop the tags of nodes that died; return how many are left."""

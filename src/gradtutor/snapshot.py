@@ -274,9 +274,12 @@ class Snapshotter:
         self._former: dict[Any, dict[int, tuple[str, ...]]] = {}
         self._grouped: tuple[Any, Graph] | None = None
         self._statement_cache: dict[str, tuple[tuple[Node, ...], Node]] = {}
+        # Per frame: the tags of the last snapshot's op graph, by node id.
+        self._tags: dict[Any, dict[str, ag.NodeTag | ag.LeafTag]] = {}
 
     def forget_frame(self, frame_key: Any) -> None:
         self._previous.pop(frame_key, None)
+        self._tags.pop(frame_key, None)
         self._bound.pop(frame_key, None)
         self._former.pop(frame_key, None)
 
@@ -401,8 +404,11 @@ class Snapshotter:
 
         previous = self._previous.get(frame_key) if remember else None
         if previous is not None:
-            ops = with_dropped(previous.ops, ops)
-            statements = with_dropped(previous.statements, statements)
+            alive = self._out_of_view(previous, ops, frame_key)
+            ops = with_dropped(previous.ops, ops, alive)
+            statements = with_dropped(previous.statements, statements, alive)
+        if remember:
+            self._tags[frame_key] = {tag.node_id: tag for tag in tags}
 
         grads: list[tuple[str, Any]] = []
         for name, t in tensors:
@@ -416,6 +422,27 @@ class Snapshotter:
         if remember:
             self._previous[frame_key] = snap
         return snap
+
+    def _out_of_view(self, previous: Snapshot, ops: Graph, frame_key: Any) -> set[str]:
+        """The nodes of ``previous`` gone from ``ops`` whose tensor or autograd
+        node is still alive: something the names do not lead to holds it (a
+        dict, a module attribute that is not a parameter, the shell's
+        history). They leave the picture without being called dropped. A
+        statement node is alive with its ops."""
+        tags = self._tags.get(frame_key)
+        if not tags:
+            return set()
+        current = {n.id for n in ops.nodes}
+        alive: set[str] = set()
+        for node in previous.ops.nodes:
+            if node.id in current or node.dropped:
+                continue
+            tag = tags.get(node.id)
+            if tag is not None and self.registry.alive(tag):
+                alive.add(node.id)
+                if node.kind == OP:
+                    alive.add(f"s{node.step}")
+        return alive
 
     def names_unchanged(self, namespace: Mapping[str, Any], frame_key: Any) -> bool:
         """Would a lite snapshot of ``namespace`` find every tensor name bound
@@ -574,12 +601,14 @@ class Snapshotter:
         return tag.node_id if tag is not None else None
 
 
-def with_dropped(previous: Graph, current: Graph) -> Graph:
+def with_dropped(previous: Graph, current: Graph, alive: Collection[str] = ()) -> Graph:
     """Add the nodes that were in ``previous`` and are gone now, once, as ghosts.
 
     A node something in ``current`` was computed from (by ``previous``'s
     edges) is not gone, whatever ``current`` calls it now: statements group
-    their nodes anew at each step. It is left out, not drawn as dropped."""
+    their nodes anew at each step. Nor is one in ``alive`` (its tensor or
+    node lives on, held by something the names do not lead to). Both are
+    left out, not drawn as dropped."""
     current_ids = {n.id for n in current.nodes}
     missing = {n.id for n in previous.nodes if n.id not in current_ids}
     if not missing:
@@ -599,7 +628,8 @@ def with_dropped(previous: Graph, current: Graph) -> Graph:
         for n in previous.nodes
         # (A parameter of a named module that lost its name is not gone: it
         # is drawn as part of its module again.)
-        if not n.dropped and n.id in missing and n.id not in used and not (n.kind == LEAF and n.detail)
+        if not n.dropped and n.id in missing and n.id not in used and n.id not in alive
+        and not (n.kind == LEAF and n.detail)
     ]
     if not dropped:
         return current
