@@ -208,7 +208,7 @@ def test_a_quiet_function_costs_no_line_events_under_sys_monitoring(tmp_path):
 
 
 def test_the_note_names_the_four_most_called_functions_then_counts_the_rest():
-    from gradtutor.explain import quiet_epilogue
+    from gradtutor.narrate import quiet_text as quiet_epilogue
     from gradtutor.plain_calls import QuietFunction
 
     functions = [QuietFunction(f"f{i}", "p.py", i, 5, 100 - i) for i in range(6)]

@@ -34,8 +34,8 @@ from gradtutor.swap import swapped
 from gradtutor.capture import OutputCapture
 from gradtutor.events import NameTracker, detect_events, is_routine, with_growth_sizes
 from gradtutor.model import Event, Snapshot, Step
-from gradtutor.observer import CallObserver, DetachRecord, LineContext
 from gradtutor.grads_seen import GradsSeen
+from gradtutor.observer import CallObserver, DetachRecord, LineContext
 from gradtutor.plain_calls import PlainCalls, QuietFunction, carries_tensors
 from gradtutor.snapshot import Snapshotter, StepNames, is_tracked_name, scan_names
 from gradtutor.source_index import SourceIndex, StatementInfo
@@ -632,8 +632,7 @@ class Engine:
             state.plain and state.exception is None and self.observer.calls == state.calls_at_start
             and not carries_tensors(returning)
         )
-        running = any(other.code is code for other in self._stack if other is not state)
-        if self._plain_calls.ended(code, plain, running):
+        if self._plain_calls.ended(code, plain, lambda: any(other.code is code for other in self._stack if other is not state)):
             self.tracer.quiet(code)
 
     def _begin(self, state: _Frame, stmt: StatementInfo, lasti: int) -> None:

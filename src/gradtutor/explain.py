@@ -232,7 +232,7 @@ def _explain_export(
     in the document, where it was printed."""
     from gradtutor.explanations import book_for
     from gradtutor.export import export_document, write_export
-    from gradtutor.narrate import NarrationOptions, Narrator
+    from gradtutor.narrate import NarrationOptions, Narrator, quiet_text
     from gradtutor.transcript import Transcript, step_frame
 
     output = getattr(args, "output", None)
@@ -252,7 +252,7 @@ def _explain_export(
         if result.hidden_steps:
             transcript.epilogue.append(_hidden_epilogue(result, narrator))
         if result.quiet_functions:
-            transcript.epilogue.append(quiet_epilogue(result.quiet_functions, language))
+            transcript.epilogue.append(quiet_text(result.quiet_functions, language))
         if result.traceback:
             transcript.epilogue.append(result.traceback.rstrip("\n"))
         if result.exit_output:
@@ -292,21 +292,6 @@ def _hidden_epilogue(result: RunResult, narrator: Any) -> str:
     return text[:-1] + say(language, "hidden_end")
 
 
-def quiet_epilogue(functions: list[Any], language: str, shown: int = 4) -> str:
-    """The closing note on functions run without stepping (see plain_calls):
-    how many calls, of which functions (the ``shown`` most called by name)."""
-    from gradtutor.render.words import say
-
-    count = sum(f.unstepped for f in functions)
-    sep = say(language, "list_sep")
-    names = sep.join(f.name for f in functions[:shown])
-    if len(functions) > shown:
-        names += say(language, "quiet_more", count=len(functions) - shown)
-    stepped = min(f.stepped for f in functions)
-    key = "quiet_function" if len(functions) == 1 else "quiet_functions"
-    return say(language, key, count=count, s="s" if count != 1 else "", names=names, stepped=stepped)
-
-
 def _report_internal_errors(result: RunResult, env: Environment) -> None:
     """One line on stderr per distinct failure of the tutor's own."""
     seen: set[tuple[str, int | None, str]] = set()
@@ -339,7 +324,7 @@ def _explain_text(args: argparse.Namespace, env: Environment, run: Callable[...,
     from rich.text import Text
 
     from gradtutor.explanations import book_for
-    from gradtutor.narrate import NarrationOptions, Narrator
+    from gradtutor.narrate import NarrationOptions, Narrator, quiet_text
     from gradtutor.step_printer import NarrationStream, StepPrinter
 
     width = args.width or env.width
@@ -358,7 +343,7 @@ def _explain_text(args: argparse.Namespace, env: Environment, run: Callable[...,
         if result.hidden_steps:
             console.print(Text(_hidden_epilogue(result, narrator), style="dim"))  # (words, not markup: "[i] = ...")
         if result.quiet_functions:
-            console.print(Text(quiet_epilogue(result.quiet_functions, language), style="dim"))
+            console.print(Text(quiet_text(result.quiet_functions, language), style="dim"))
         if result.traceback:
             env.stdout.flush()
             env.stderr.write(result.traceback)

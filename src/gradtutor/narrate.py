@@ -354,6 +354,20 @@ def hidden_text(
     return say(language, "hidden_again", what=what, again=again)
 
 
+def quiet_text(functions: list[Any], language: str, shown: int = 4) -> str:
+    """The closing note on functions run without stepping (see plain_calls),
+    beside ``hidden_text``'s on loop steps not shown:
+    how many calls, of which functions (the ``shown`` most called by name)."""
+    count = sum(f.unstepped for f in functions)
+    sep = say(language, "list_sep")
+    names = sep.join(f.name for f in functions[:shown])
+    if len(functions) > shown:
+        names += say(language, "quiet_more", count=len(functions) - shown)
+    stepped = min(f.stepped for f in functions)
+    key = "quiet_function" if len(functions) == 1 else "quiet_functions"
+    return say(language, key, count=count, s="s" if count != 1 else "", names=names, stepped=stepped)
+
+
 def hidden_note(
     count: int, repeated: Sequence[tuple[str, int]] = (), ascii: bool = False, language: str = "en"
 ) -> RenderableType:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from types import CodeType
-from typing import Any
+from typing import Any, Callable
 
 import torch
 
@@ -51,10 +51,11 @@ class PlainCalls:
         self.quiet: set[CodeType] = set()
         self._unstepped: dict[CodeType, int] = {}
 
-    def ended(self, code: CodeType, plain: bool, running: bool) -> bool:
+    def ended(self, code: CodeType, plain: bool, running: Callable[[], bool]) -> bool:
         """A stepped call of ``code`` returned; ``plain`` as the module
-        docstring says; ``running``: another call of it is still being
-        stepped (recursion). True when ``code`` is quiet from now on."""
+        docstring says; ``running()``: is another call of it still being
+        stepped (recursion)? Asked only when it decides. True when ``code``
+        is quiet from now on."""
         count = self._plain.get(code, 0)
         if count == _NEVER:
             return False
@@ -62,7 +63,7 @@ class PlainCalls:
             self._plain[code] = _NEVER
             return False
         count = self._plain[code] = count + 1
-        if count >= self.after and not running:
+        if count >= self.after and not running():
             self.quiet.add(code)
             self._unstepped[code] = 0
             return True
