@@ -404,6 +404,29 @@ def test_data_updates_and_grad_resets_say_what_happened_to_which_tensor(program)
                       (12, "model", "zeroed", 2), (13, "model", "none", 2)]
 
 
+def test_an_augmented_assignment_to_data_is_one_change(program):
+    # ``p.data += x`` runs ``tmp = p.data; tmp += x; p.data = tmp``: one change
+    # (the in-place op), not a second one when tmp is handed back.
+    doc = run(program, """
+        import torch
+        w = torch.ones(2, requires_grad=True)
+        (w * 3).sum().backward()
+        for i in range(6):
+            w.data += -0.1 * w.grad
+        w.data *= 2
+        w.data = w.data
+        d = w.data
+        w.data = torch.zeros(3)
+        w.data = d
+        print(w.data.tolist())
+    """)
+    changes = [(e["line"], e["name"], e["op"], e.get("count", 1)) for e in events(doc, "inplace")]
+    assert changes == [(5, "w", "add_", 1)] * 3 + [(6, "w", "mul_", 1), (9, "w", "data =", 1), (10, "w", "data =", 1)]
+    [note] = [s["hidden_before"] for s in doc["steps"] if "hidden_before" in s]
+    assert [(e["kind"], e["op"], e["count"]) for e in note["repeated"]] == [("inplace", "add_", 3)]
+    assert doc["steps"][-1]["output"] == "[-1.6000001430511475, -1.6000001430511475]\n"  # (the program's own result)
+
+
 def test_grad_changes_show_the_values_before_and_after(program):
     doc = run(program, """
         import torch

@@ -732,10 +732,28 @@ class CallObserver(TorchFunctionMode):
 
         views[key] = (weakref.ref(view, forget), weakref.ref(source))
 
+    def _is_data_of(self, view: torch.Tensor, source: torch.Tensor) -> bool:
+        """Is ``view`` what ``source.data`` gave, still on the same memory?"""
+        entry = self._data_views.get(id(view))
+        if entry is None or entry[0]() is not view or entry[1]() is not source:
+            return False
+        try:
+            return (
+                view.data_ptr() == source.data_ptr() and view.shape == source.shape
+                and view.stride() == source.stride() and view.dtype == source.dtype
+            )
+        except RuntimeError:  # (a layout without plain memory: sparse, nested)
+            return False
+
     def _on_data_set(self, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        out = self._run(func, args, kwargs)
         target = args[0] if args and isinstance(args[0], torch.Tensor) else None
-        if target is not None:
+        value = args[1] if len(args) > 1 else None
+        # ``p.data += x`` is ``tmp = p.data; tmp += x; p.data = tmp``: the
+        # change is the in-place op on ``tmp`` (recorded as such); handing
+        # ``p`` its own data back changes nothing.
+        write_back = target is not None and isinstance(value, torch.Tensor) and self._is_data_of(value, target)
+        out = self._run(func, args, kwargs)
+        if target is not None and not write_back:
             ref = weakref.ref(target)
             library, kind = self._library_call()
             self.add_record(InplaceRecord(
