@@ -49,6 +49,27 @@ def test_the_namespace_keeps_nothing_of_a_dropped_graph():
     assert engine.namespace["gone"] is True
 
 
+def test_a_long_loop_keeps_no_table_that_grows_with_it():
+    # Each iteration leaves the old y and z behind ("y (old)" ghosts, dead
+    # nodes): what the tutor keeps of them must not grow with the loop.
+    def kept(iterations):
+        engine, result = run_source("\n".join([
+            "import torch",
+            "x = torch.ones(3, requires_grad=True)",
+            f"for i in range({iterations}):",
+            "    y = x * 2",
+            "    z = y.sum()",
+        ]))
+        assert result.exception is None
+        return {
+            "ghosts": sum(map(len, engine.snapshotter._former.values())),
+            "node tags": len(engine.registry.node_tags),
+        }
+
+    short, long = kept(300), kept(3000)
+    assert all(long[key] <= max(2 * short[key], 600) for key in short), (short, long)
+
+
 def test_multi_line_statement_is_one_step():
     source = "import torch\nx = torch.ones(\n    2,\n    requires_grad=True,\n)\ny = (x *\n     2)\n"
     _, result = run_source(source)

@@ -45,14 +45,14 @@ class Origin:
     as long as some node it created.
     """
 
-    __slots__ = ("exec_id", "line", "source", "label", "function", "filename", "const_reads", "step_id", "parts")
+    __slots__ = ("exec_id", "line", "source", "_label", "function", "filename", "const_reads", "step_id", "parts")
 
     def __init__(
         self,
         exec_id: int,
         line: int | None,
         source: str = "",
-        label: str = "",
+        label: Any = "",
         function: str = "",
         filename: str = "",
     ) -> None:
@@ -60,13 +60,23 @@ class Origin:
         self.line = line
         self.filename = filename
         self.source = source
-        self.label = label
+        # What the statement's nodes are labelled with: a string, or a
+        # statement (``source_index.StatementInfo``) that makes it when asked.
+        self._label = label
         self.function = function
         self.const_reads: tuple[LeafTag, ...] = ()
         # The step (line execution) it belongs to: itself, or for one of the
         # statements of a line like ``u = x ** 2; v = u * 3``, the line's.
         self.step_id = exec_id
         self.parts: tuple[Origin, ...] = ()
+
+
+    @property
+    def label(self) -> str:
+        label = self._label
+        if not isinstance(label, str):
+            label = self._label = label.label
+        return label
 
 
 UNKNOWN_ORIGIN = Origin(0, None)
@@ -258,6 +268,13 @@ class TagRegistry:
             del table[key]
         self._sweep_at = max(_FIRST_SWEEP, 2 * len(table))
         return len(table)
+
+    def live_serials(self) -> set[int]:
+        """The serials of the tags whose tensor or node is still alive."""
+        self.sweep()
+        live = {tag.serial for _, tag in self.node_tags.values()}
+        live.update(tag.serial for tag in self._leaves.values() if tag.ref() is not None)
+        return live
 
     def _serial(self) -> int:
         s = self._next_serial

@@ -261,6 +261,10 @@ def _element_kinds(items: Any, language: str) -> str:
     return message(language, "value_kinds", kinds=message(language, "list_sep").join(parts), more="…" if i >= 8 else "")
 
 
+# Ghost names a frame keeps before those of dead tags are looked for.
+_FORMER_LIMIT = 256
+
+
 class Snapshotter:
     """Builds snapshots; remembers the previous one of each frame to find ghosts."""
 
@@ -272,6 +276,7 @@ class Snapshotter:
         # names each tag lost because this frame rebound them ("x (old)").
         self._bound: dict[Any, dict[str, tuple[weakref.ref[Any], int]]] = {}
         self._former: dict[Any, dict[int, tuple[str, ...]]] = {}
+        self._former_limit = _FORMER_LIMIT
         self._grouped: tuple[Any, Graph] | None = None
         self._statement_cache: dict[str, tuple[tuple[Node, ...], Node]] = {}
         # Per frame: the tags of the last snapshot's op graph, by node id.
@@ -485,6 +490,13 @@ class Snapshotter:
             former[serial] = tuple(dict.fromkeys((*former.get(serial, ()), name)))
         for serial in names_of:
             former.pop(serial, None)  # named again: no ghost
+        if remember and len(former) > self._former_limit:
+            # A loop rebinding a name leaves a ghost per iteration: those of
+            # tags that died go (a ghost is drawn only with its node).
+            live = self.registry.live_serials()
+            for serial in [s for s in former if s not in live]:
+                del former[serial]
+            self._former_limit = max(_FORMER_LIMIT, 2 * len(former))
         if remember:
             now: dict[str, tuple[weakref.ref[Any], int]] = {}
             for serial, names in names_of.items():
