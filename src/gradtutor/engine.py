@@ -642,13 +642,13 @@ class Engine:
         state.lasti = lasti
         state.calls_at_begin = self.observer.calls
         state.origin = ag.Origin(
-            self._next_exec, stmt.start, stmt.text, stmt.label, state.function, state.filename
+            self._next_exec, stmt.start, stmt.text, stmt, state.function, state.filename
         )
         if stmt.parts:
             parts = []
             for part in stmt.parts:
                 self._next_exec += 1
-                origin = ag.Origin(self._next_exec, part.start, part.text, part.label, state.function, state.filename)
+                origin = ag.Origin(self._next_exec, part.start, part.text, part, state.function, state.filename)
                 origin.step_id = state.origin.exec_id
                 parts.append(origin)
             state.origin.parts = tuple(parts)

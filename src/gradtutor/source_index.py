@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import ast
 import re
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, Callable
 
 from gradtutor.labels import shorten_expression
 
@@ -21,7 +21,10 @@ class StatementInfo:
     start: int
     end: int
     text: str  # the statement (a compound statement's header only)
-    label: str  # what a drawing shows for the value it computes
+    # What a drawing shows for the value it computes (``label``): a string,
+    # or how to make it, made when first asked for (most statements never
+    # make a node that is drawn).
+    label_of: str | Callable[[], str] = field(compare=False)
     targets: tuple[str, ...]  # names it assigns
     reads: tuple[str, ...]  # names it reads
     # Where its list, set and dict comprehensions are, as (line, column,
@@ -40,6 +43,14 @@ class StatementInfo:
     # A with statement's last line: python comes back to its first line to
     # leave the block (to call __exit__), which is not the statement running again.
     with_end: int = 0
+
+    @property
+    def label(self) -> str:
+        label = self.label_of
+        if not isinstance(label, str):
+            label = label()
+            object.__setattr__(self, "label_of", label)
+        return label
 
     def in_comprehension(self, line: int, column: int) -> bool:
         return any(
@@ -111,7 +122,7 @@ class SourceIndex:
             parts = tuple(self._by_line_of(stmt, source) for stmt in stmts)
             text = self._line(line).strip()
             self._by_line[line] = StatementInfo(
-                line, line, _strip_comment(text), shorten_expression(text), tuple(n for p in parts for n in p.targets),
+                line, line, _strip_comment(text), _later(shorten_expression, text), tuple(n for p in parts for n in p.targets),
                 tuple(dict.fromkeys(n for p in parts for n in p.reads)),
                 tuple(c for p in parts for c in p.comprehensions), parts,
             )
@@ -119,7 +130,7 @@ class SourceIndex:
     def _by_line_of(self, node: ast.stmt, source: _Text) -> StatementInfo:
         text = source.segment(node) or ""
         return StatementInfo(
-            node.lineno, node.lineno, text, _label(node, source, text), _targets(node), _reads(node),
+            node.lineno, node.lineno, text, _later(_label, node, source, text), _targets(node), _reads(node),
             _inlined_comprehensions(node),
         )
 
@@ -137,7 +148,7 @@ class SourceIndex:
                 end -= 1
             text = "\n".join(self._line(i) for i in range(start, end + 1)).strip()
             info = StatementInfo(
-                start, end, _strip_comment(text), _label(node, source, text), _targets(node),
+                start, end, _strip_comment(text), _later(_label, node, source, text), _targets(node),
                 _reads(node, header_only=True), _inlined_comprehensions(node),
                 with_end=(node.end_lineno or end) if isinstance(node, (ast.With, ast.AsyncWith)) else 0,
             )
@@ -145,7 +156,7 @@ class SourceIndex:
             end = node.end_lineno or start
             text = source.segment(node) or self._line(start).strip()
             info = StatementInfo(
-                start, end, text, _label(node, source, text), _targets(node), _reads(node),
+                start, end, text, _later(_label, node, source, text), _targets(node), _reads(node),
                 _inlined_comprehensions(node), elements=_tuple_elements(node, source),
             )
         for line in range(info.start, info.end + 1):
@@ -161,8 +172,12 @@ class SourceIndex:
         info = self._by_line.get(line)
         if info is None:
             text = self._line(line).strip()
-            info = StatementInfo(line, line, text, shorten_expression(text), (), ())
+            info = StatementInfo(line, line, text, _later(shorten_expression, text), (), ())
         return info
+
+
+def _later(make: Callable[..., str], *args: Any) -> Callable[[], str]:
+    return lambda: make(*args)
 
 
 def _strip_comment(text: str) -> str:
