@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from rich.console import RenderableType
+from rich.console import Group, RenderableType
 
 from gradtutor.model import Step
 from gradtutor.narrate import Narrator, Verbatim, event_names, hidden_note, step_frame_key, step_header, step_where
@@ -61,32 +61,45 @@ class StepPrinter:
         if not start.shown:
             return
         options = self.narrator.options
+        header = step_header(start, ascii=options.ascii, language=options.language)
         if start.hidden:
-            self.show(hidden_note(start.hidden, self.narrator.repeated(start.repeated, start.file), options.ascii,
-                                  options.language))
-        self.show(step_header(start, ascii=options.ascii, language=options.language))
+            note = hidden_note(start.hidden, self.narrator.repeated(start.repeated, start.file), options.ascii,
+                               options.language)
+            self._show_all([note, header])
+        else:
+            self.show(header)
         self.headed.add(start.index)
         self.last = start.index
 
     def finish(self, step: Step) -> None:
         narrator = self.narrator
+        shown: list[RenderableType] = []
         if step.index in self.headed:
             self.headed.discard(step.index)
             if self.last != step.index and (step.output or step.events or step.grad_changes):
                 language = narrator.options.language
                 where = step_where(step, language) + say(language, "continued")
-                self.show(step_header(step, ascii=narrator.options.ascii, where=where))
+                shown.append(step_header(step, ascii=narrator.options.ascii, where=where))
         else:
             hidden = step.extra.get("hidden", 0)
             if hidden:
-                self.show(hidden_note(hidden, narrator.repeated(step.extra.get("repeated", ()), step.file),
-                                      narrator.options.ascii, narrator.options.language))
-            self.show(step_header(step, ascii=narrator.options.ascii, language=narrator.options.language))
+                shown.append(hidden_note(hidden, narrator.repeated(step.extra.get("repeated", ()), step.file),
+                                         narrator.options.ascii, narrator.options.language))
+            shown.append(step_header(step, ascii=narrator.options.ascii, language=narrator.options.language))
         if step.output:
-            self._output(step.output)
-        for renderable in [*narrator.events(step), *narrator.grad_changes(step), *narrator.graph_if_changed(step.snapshot, step_frame_key(step), event_names([step]))]:
-            self.show(renderable)
+            shown.append(_verbatim(step.output))
+        shown.extend(narrator.events(step))
+        shown.extend(narrator.grad_changes(step))
+        shown.extend(narrator.graph_if_changed(step.snapshot, step_frame_key(step), event_names([step])))
+        self._show_all(shown)
         self.last = step.index
+
+    def _show_all(self, renderables: list[RenderableType]) -> None:
+        """One print for all (each print costs the console a setting up)."""
+        if len(renderables) == 1:
+            self.show(renderables[0])
+        elif renderables:
+            self.show(Group(*renderables))
 
     def late_output(self, text: str) -> None:
         """What the program printed after the last step was narrated (its
@@ -95,6 +108,10 @@ class StepPrinter:
             self._output(text)
 
     def _output(self, text: str) -> None:
-        # As the program printed it; a last line without a newline is ended
-        # here, so the next heading starts on a line of its own.
-        self.show(Verbatim(text[:-1] if text.endswith("\n") else text))
+        self.show(_verbatim(text))
+
+
+def _verbatim(text: str) -> Verbatim:
+    # As the program printed it; a last line without a newline is ended
+    # here, so the next heading starts on a line of its own.
+    return Verbatim(text[:-1] if text.endswith("\n") else text)
