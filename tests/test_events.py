@@ -427,6 +427,19 @@ def test_an_augmented_assignment_to_data_is_one_change(program):
     assert doc["steps"][-1]["output"] == "[-1.6000001430511475, -1.6000001430511475]\n"  # (the program's own result)
 
 
+def test_a_gradient_zeroed_through_data_is_told_as_one_zeroed_directly(program):
+    doc = run(program, """
+        import torch
+        w = torch.randn(3, requires_grad=True)
+        (w * 2).sum().backward()
+        w.grad.data.zero_()
+        (w * 2).sum().backward()
+        w.grad.zero_()
+    """)
+    assert [(e["line"], e["name"], e["how"]) for e in events(doc, "grad-reset")] == [(4, "w", "zeroed"), (6, "w", "zeroed")]
+    assert events(doc, "inplace") == []
+
+
 def test_grad_changes_show_the_values_before_and_after(program):
     doc = run(program, """
         import torch

@@ -245,12 +245,16 @@ def _tensor_change(
         if name is None and source is not None and id(source) in params:
             module = params[id(source)][0]
             return ("inplace", module, "data", rec.op), True, Event.make("inplace", line, name=module, op=rec.op, how="data", **via)
-        if name is None:
+        if name is None and source is not None and id(source) in grad_owners:
+            target = source  # w.grad.data.zero_(): a gradient changed, as w.grad.zero_() would
+        elif name is None:
             return None
-        return ("inplace", name, "data", rec.op), False, Event.make("inplace", line, name=name, op=rec.op, how="data", **via)
-    name = name_of(rec.ref)
-    if name is not None:
-        return ("inplace", name, "", rec.op), False, Event.make("inplace", line, name=name, op=rec.op, version=rec.version, **via)
+        else:
+            return ("inplace", name, "data", rec.op), False, Event.make("inplace", line, name=name, op=rec.op, how="data", **via)
+    else:
+        name = name_of(rec.ref)
+        if name is not None:
+            return ("inplace", name, "", rec.op), False, Event.make("inplace", line, name=name, op=rec.op, version=rec.version, **via)
     if target is None:
         return None
     owner = grad_owners.get(id(target))
