@@ -157,3 +157,30 @@ def test_a_call_on_each_parameter_in_turn_repeats_its_call_a_loop_earlier(tmp_pa
     # with the one just before it).
     assert passed_over[0] >= 27 + 2 * 26
     assert [e["name"] for e in events(fast, "grad-reset")][:2] == ["w", "b"]
+
+
+def test_a_change_through_data_repeats_the_one_a_loop_earlier(tmp_path, monkeypatch, passed_over):
+    # ``p.data`` is a new tensor at every call: the change is told by the
+    # tensor whose data it is, and so is its repeat.
+    path = tmp_path / "data.py"
+    path.write_text(textwrap.dedent("""\
+        import torch
+        w = torch.randn(3, requires_grad=True)
+        b = torch.randn(3, requires_grad=True)
+        params = [w, b]
+        for i in range(30):
+            loss = (w * 2 + b).sum()
+            loss.backward()
+            for p in params:
+                p.data += -0.1 * p.grad
+                p.data.clamp_(-1, 1)
+            w.grad = None
+            b.grad.data.zero_()
+        """), encoding="utf-8")
+    fast, full = both_ways(path, monkeypatch)
+    assert fast == full
+    # Lines 9 and 10 for w, then b, repeat from the 4th loop on: 2 × 2 × 26.
+    assert passed_over[0] >= 2 * 2 * 26
+    assert {(e["name"], e["op"]) for e in events(fast, "inplace")} == {
+        ("w", "add_"), ("b", "add_"), ("w", "clamp_"), ("b", "clamp_")}
+    assert {(e["name"], e["how"]) for e in events(fast, "grad-reset")} == {("w", "none"), ("b", "zeroed")}

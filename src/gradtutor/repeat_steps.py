@@ -137,7 +137,7 @@ def names_as_bound(tracker: NameTracker | None, scope: Mapping[str, Any], regist
 def fingerprint(records: list[Any], namespace: Mapping[str, Any]) -> tuple[tuple[Any, ...], list[Any]] | None:
     """What decides the kinds and names of the events of ``records`` (see the
     module's docstring), and the objects it names by identity; None for
-    records it cannot vouch for (a change through ``.data``, an unknown kind)."""
+    records it cannot vouch for (an unknown kind)."""
     scan = scan_names(namespace)
     names: dict[int, str] = {}
     for name, value in scan.tensors:
@@ -175,8 +175,11 @@ def fingerprint(records: list[Any], namespace: Mapping[str, Any]) -> tuple[tuple
             ))
         elif kind is InplaceRecord:
             if rec.data_of is not None:
-                return None
-            parts.append(("inplace", rec.op, rec.library, rec.library_kind, known(rec.ref)))
+                # Through ``.data``: the event names the tensor whose data it
+                # was (the view itself is made anew by every ``p.data``).
+                parts.append(("inplace-data", rec.op, rec.library, rec.library_kind, known(rec.data_of)))
+            else:
+                parts.append(("inplace", rec.op, rec.library, rec.library_kind, known(rec.ref)))
         elif kind is GradSetRecord:
             parts.append(("grad-set", rec.cleared, known(rec.ref)))
         elif kind is DetachRecord:
