@@ -406,6 +406,22 @@ HIDDEN_LOOPS = [
             swap()
             w = z
     """,
+    # a model made again while the old one's loss is kept, from iteration 5
+    # on; a module name rebound by a step that calls no torch function
+    """
+    import torch
+    from torch import nn
+    x = torch.randn(4, 3)
+    spare = nn.Linear(3, 1)
+    kept = None
+    for fold in range(10):
+        model = nn.Linear(3, 1)
+        loss = model(x).sum()
+        if fold >= 5:
+            kept = loss
+        if fold == 8:
+            model = spare
+    """,
 ]
 
 

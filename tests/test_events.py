@@ -440,6 +440,32 @@ def test_a_gradient_zeroed_through_data_is_told_as_one_zeroed_directly(program):
     assert events(doc, "inplace") == []
 
 
+def test_a_model_made_again_while_a_graph_holds_the_old_one_is_told(program):
+    doc = run(program, """
+        import torch
+        from torch import nn
+        model = nn.Sequential(nn.Linear(3, 2), nn.ReLU(), nn.Linear(2, 1))
+        model = nn.Linear(3, 1)
+        x = torch.randn(4, 3)
+        loss = model(x).sum()
+        model = nn.Sequential(nn.Linear(3, 2), nn.ReLU(), nn.Linear(2, 1))
+        for layer in model:
+            x = layer(x)
+        model = nn.Sequential(model, nn.Linear(1, 1))
+        del model
+        model = nn.Linear(3, 1)
+    """)
+    rebound = [(e["line"], e["name"]) for e in events(doc, "name-rebound") if e.get("module")]
+    # Line 4: no graph held the first model. Line 9: the old layer is part of
+    # model. Line 11: the new model holds the old one's parameters. Line 13:
+    # the name was deleted first.
+    assert rebound == [(7, "model")]
+    step = next(s for s in doc["steps"] if s["line"] == 7)
+    [old] = [n for n in step["graph"]["nodes"] if n.get("former_names") == ["model"]]
+    assert old["kind"] == "module" and old["detail"] == "4 parameters"
+    assert "model (old)" not in [n["label"] for n in step["graph"]["nodes"]]
+
+
 def test_grad_changes_show_the_values_before_and_after(program):
     doc = run(program, """
         import torch

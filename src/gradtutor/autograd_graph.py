@@ -644,6 +644,23 @@ class Reach:
         """``node_id`` is in the graph of a named tensor, as one of its inputs."""
         return self.below(node_id, self.roots.values())
 
+    def reaches_tensor(self, ids: set[int]) -> bool:
+        """Is a leaf tensor whose id is in ``ids`` in the graph of a named tensor?"""
+        seen: set[int] = set()
+        stack = list(self.roots.values())
+        while stack:
+            tag = stack.pop()
+            if tag.serial in seen:
+                continue
+            seen.add(tag.serial)
+            if tag.is_leaf:
+                t = tag.ref()
+                if t is not None and id(t) in ids:
+                    return True
+            else:
+                stack.extend(tag.children)
+        return False
+
     def grew_from(self, node_id: str, before: str) -> bool:
         """The graph of ``node_id`` (a named tensor's) contains ``before``."""
         root = self.roots.get(node_id)

@@ -944,6 +944,7 @@ class Engine:
             if (
                 len(types[0]) == len(own) and all(own.get(name) is old.ref() for name, old in bound.items())
                 and tuple(map(id, map(type, own.values()))) == types[1] and tuple(own) == types[0]
+                and (tracker is None or all(own.get(name) is old[0]() for name, old in tracker.modules.items()))
             ):
                 return True
             self._scope_types.pop(state.key, None)
@@ -953,7 +954,7 @@ class Engine:
             if old is None or old.ref() is not value:
                 return False
             seen += 1
-        if seen != len(bound):
+        if seen != len(bound) or not repeat_steps.modules_as_bound(tracker, scope):
             return False
         if tracker is None:
             self._trackers[state.key] = NameTracker()  # a new frame with no tensors: nothing bound yet

@@ -47,6 +47,10 @@ class NameTracker:
     def __init__(self) -> None:
         self.bound: dict[str, _Bound] = {}
         self.after_statement: dict[int, dict[str, str]] = {}  # line -> name -> node
+        # Module names: the module (weakly) and its parameters (weakly), as
+        # when the name was bound (the module may die while its parameters
+        # live on in a graph).
+        self.modules: dict[str, tuple[weakref.ref[Any], tuple[weakref.ref[torch.Tensor], ...]]] = {}
 
 
 def _names_by_id(namespace: Mapping[str, Any]) -> dict[int, list[str]]:
@@ -347,12 +351,42 @@ def _name_events(
                 events.append(Event.make("graph-growth", line, name=name, nodes=_graph_size(snapshot.ops, node)))
             else:
                 events.append(Event.make("graph-growth", line, name=name))
+    events.extend(_module_events(line, namespace, tracker, reach, visible if visible is not None else namespace))
     after = tracker.after_statement.setdefault(line, {})
     for name, bound in current.items():
         old = tracker.bound.get(name)
         if bound.node is not None and (old is None or old.node != bound.node or old.ref() is not bound.ref()):
             after[name] = bound.node
     tracker.bound = current
+    return events
+
+
+def _module_events(
+    line: int, namespace: Mapping[str, Any], tracker: NameTracker, reach: Any, visible: Mapping[str, Any]
+) -> list[Event]:
+    """A module name bound to another module (or anything else) while
+    parameters of the module it held are still in the graph of a named
+    tensor (``model = Net()`` again after a forward): told, as a tensor name
+    that moved on is. A module rebound with none of its parameters in a
+    graph, or whose parameters the new one holds too, is not."""
+    events: list[Event] = []
+    scan = scan_names(namespace)
+    before = tracker.modules
+    now: dict[str, tuple[weakref.ref[Any], tuple[weakref.ref[torch.Tensor], ...]]] = {}
+    for name, module in scan.modules:
+        old = before.get(name)
+        if old is not None and old[0]() is module:
+            now[name] = old
+        else:
+            now[name] = (weakref.ref(module), tuple(weakref.ref(p) for _, p in scan.parts(module)[0]))
+    for name, (ref, params) in before.items():
+        if name not in namespace or (name in now and now[name][0] is ref):
+            continue  # the same module, or a name deleted
+        kept = set(_param_paths(visible)) if params else set()
+        left = {id(t) for t in (r() for r in params) if t is not None} - kept
+        if left and reach.reaches_tensor(left):
+            events.append(Event.make("name-rebound", line, name=name, old_in_graph=True, module=True))
+    tracker.modules = now
     return events
 
 

@@ -30,6 +30,7 @@ OPTIONAL_FIELDS = ("fallback", "title_fallback")
 EXPLANATION_KEYS: tuple[str, ...] = (
     *(k for k in EVENT_KINDS if k not in ("error", "warning", "grad-reset")),
     "name-rebound/old-in-graph",
+    "name-rebound/module-old-in-graph",
     "backward/retain-graph",
     "grad-accumulated/parameters",
     "backward/grad",
@@ -69,7 +70,7 @@ def explanation_key(event: Event) -> str:
     if event.kind in ("error", "warning"):
         return f"{event.kind}/{event.get('cause', 'other')}"
     if event.kind == "name-rebound" and event.get("old_in_graph"):
-        return "name-rebound/old-in-graph"
+        return "name-rebound/module-old-in-graph" if event.get("module") else "name-rebound/old-in-graph"
     if event.kind == "backward" and event.get("api") == "autograd.grad":
         if event.get("create_graph"):
             return "backward/grad-create-graph"

@@ -73,7 +73,8 @@ def group_statements(
         elif node.kind == OP:
             add(f"s{node.step}", node)
         elif node.kind == LEAF and node.detail and not node.names:
-            add(f"m:{node.detail}", node)
+            # (a parameter of the module a name held before: "model (old)")
+            add(f"o:{node.detail}" if node.former_names else f"m:{node.detail}", node)
         else:
             add(node.id, node)
 
@@ -89,6 +90,18 @@ def group_statements(
                 requires_grad=True,
                 has_grad=any(m.has_grad for m in members[group]),
                 detail=f"{module_sizes.get(name, 0)} parameter{'' if module_sizes.get(name, 0) == 1 else 's'}",
+            )
+        elif group.startswith("o:"):
+            name = group[2:]
+            size = sum(_numel(m.shape) for m in members[group])
+            nodes[group] = Node(
+                id=group,
+                kind=MODULE,
+                label=name,
+                former_names=(name,),
+                requires_grad=True,
+                has_grad=any(m.has_grad for m in members[group]),
+                detail=f"{size} parameter{'' if size == 1 else 's'}",
             )
         elif group.startswith("s"):
             key = tuple(members[group])  # the nodes themselves: compared by identity first
@@ -123,6 +136,13 @@ def group_statements(
     # is in the op graph too: drawn once, as what it is now.
     ordered = [c for c in consts.values() if c.id not in nodes] + [nodes[g] for g in order]
     return Graph(tuple(ordered), tuple(edges))
+
+
+def _numel(shape: tuple[int, ...] | None) -> int:
+    count = 1
+    for size in shape or ():
+        count *= size
+    return count
 
 
 def _statement_node(

@@ -131,6 +131,20 @@ def names_as_bound(tracker: NameTracker | None, scope: Mapping[str, Any], regist
         tag = registry.known_tag(t)
         if (tag.node_id if tag is not None else None) != bound[name].node:
             return False
+    return modules_as_bound(tracker, scope)
+
+
+def modules_as_bound(tracker: NameTracker | None, scope: Mapping[str, Any]) -> bool:
+    """Does every module name of ``scope`` hold the module ``tracker`` says it
+    held, with no module name added or gone?"""
+    modules = scan_names(scope).modules
+    known = tracker.modules if tracker is not None else {}
+    if len(modules) != len(known):
+        return False
+    for name, module in modules:
+        old = known.get(name)
+        if old is None or old[0]() is not module:
+            return False
     return True
 
 

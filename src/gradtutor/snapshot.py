@@ -277,6 +277,9 @@ class Snapshotter:
         self._bound: dict[Any, dict[str, tuple[weakref.ref[Any], int]]] = {}
         self._former: dict[Any, dict[int, tuple[str, ...]]] = {}
         self._former_limit = _FORMER_LIMIT
+        # Per frame: id(param) -> (the parameter, weakly, its path, its
+        # module's name), of the modules its names held (see _old_module_params).
+        self._module_params: dict[Any, dict[int, tuple[weakref.ref[torch.Tensor], str, str]]] = {}
         self._grouped: tuple[Any, Graph] | None = None
         self._statement_cache: dict[str, tuple[tuple[Node, ...], Node]] = {}
         # Per frame: the tags of the last snapshot's op graph, by node id.
@@ -287,6 +290,7 @@ class Snapshotter:
         self._tags.pop(frame_key, None)
         self._bound.pop(frame_key, None)
         self._former.pop(frame_key, None)
+        self._module_params.pop(frame_key, None)
 
     def take(
         self,
@@ -335,11 +339,13 @@ class Snapshotter:
         param_names: dict[int, tuple[str, str]] = {}
         module_sizes: dict[str, int] = {}  # the modules drawn, one node each
         sizes: dict[str, int] = {}  # every name of a module (for :names)
+        params: dict[int, torch.Tensor] = {}
         for mod_name, module in () if lite else modules:
             size, claimed = 0, False
             for p_name, param in scan_names(namespace).parts(module)[0]:
                 if id(param) not in param_names:
                     param_names[id(param)] = (f"{mod_name}.{p_name}", mod_name)
+                    params[id(param)] = param
                     claimed = True
                 size += param.numel()
             sizes[mod_name] = size
@@ -350,6 +356,7 @@ class Snapshotter:
             if claimed:
                 module_sizes[mod_name] = size
 
+        old_params = {} if lite else self._old_module_params(namespace, frame_key, param_names, params, remember)
         names_of: dict[int, tuple[str, ...]] = {}
         roots: list[ag.NodeTag | ag.LeafTag] = []
         tensor_of: dict[int, torch.Tensor] = {}
@@ -389,7 +396,7 @@ class Snapshotter:
                     tag.edges = tuple(Edge(child.node_id, tag.node_id) for child in tag.children)
                 edges.extend(tag.edges)
             else:
-                nodes.append(self._leaf_view(tag, names, lost, param_names))
+                nodes.append(self._leaf_view(tag, names, lost, param_names, old_params))
         ops = Graph(tuple(nodes), tuple(edges))
 
         consts = {
@@ -470,6 +477,33 @@ class Snapshotter:
             count += 1
         return count == len(before)
 
+    def _old_module_params(
+        self, namespace: Mapping[str, Any], frame_key: Any, param_names: Mapping[int, tuple[str, str]],
+        params: Mapping[int, torch.Tensor], remember: bool,
+    ) -> dict[int, tuple[str, str]]:
+        """id(param) -> (path, module name) of the parameters of modules this
+        frame's names held when last looked at and hold no more, the name
+        being bound to something else (``model = Net()`` again): while a graph
+        keeps them, they are drawn as ``model (old)``. Not those of a module
+        whose name was deleted."""
+        known = self._module_params.get(frame_key, {})
+        old: dict[int, tuple[str, str]] = {}
+        for key, (ref, path, module) in known.items():
+            if key not in param_names and module in namespace and ref() is not None:
+                old[key] = (path, module)
+        if remember:
+            now: dict[int, tuple[weakref.ref[torch.Tensor], str, str]] = {
+                key: known[key] for key in old
+            }
+            for key, (path, module) in param_names.items():
+                entry = known.get(key)
+                param = params[key]
+                now[key] = entry if entry is not None and entry[0]() is param and entry[1] == path else (
+                    weakref.ref(param), path, module
+                )
+            self._module_params[frame_key] = now
+        return old
+
     def _former_names(
         self, namespace: Mapping[str, Any], names_of: Mapping[int, tuple[str, ...]], frame_key: Any, remember: bool
     ) -> dict[int, tuple[str, ...]]:
@@ -545,7 +579,8 @@ class Snapshotter:
         return tag.view[1]
 
     def _leaf_view(
-        self, tag: ag.LeafTag, names: tuple[str, ...], former: tuple[str, ...], param_names: Mapping[int, tuple[str, str]]
+        self, tag: ag.LeafTag, names: tuple[str, ...], former: tuple[str, ...], param_names: Mapping[int, tuple[str, str]],
+        old_params: Mapping[int, tuple[str, str]] = {},
     ) -> Node:
         leaf = tag.tensor()
         has_grad = leaf is not None and leaf.grad is not None
@@ -553,6 +588,10 @@ class Snapshotter:
         path, module = param_names.get(id(leaf), ("", "")) if leaf is not None else ("", "")
         if path:
             former = ()  # a module's parameter is drawn by its path, not as a loop variable's "p (old)"
+        elif leaf is not None and not names and id(leaf) in old_params:
+            # A parameter of a module the name no longer holds: "model (old)".
+            path, module = old_params[id(leaf)]
+            former = (path,)
         label = names[0] if names else path or (former[0] if former else "tensor")
         key = (names, former, has_grad, label, module, tag.requires_grad, dual)
         if tag.view is None or tag.view[0] != key:

@@ -22,6 +22,7 @@ from gradtutor.render.node_text import (
     NEW,
     NONE_SAVED,
     OLD,
+    OLD_MODULE,
 )
 
 LEGEND_STYLE = "legend"
@@ -54,6 +55,7 @@ def marker_keys(
         (DUAL, f"[{words[DUAL]}]", "leaf", say(language, "dual")),
         (ELIDED, f"[{words[ELIDED]}]", "legend", say(language, "elided")),
         (OLD, words[OLD].strip(), "ghost", say(language, "old")),
+        (OLD_MODULE, words[OLD].strip(), "ghost", say(language, "old_module")),
         (DROPPED, words[DROPPED].strip(), "ghost", say(language, "dropped")),
     ]
     return [(shown, style, text) for key, shown, style, text in table if key in markers]

@@ -13,6 +13,7 @@ from typing import Mapping, NamedTuple
 
 from gradtutor.model import (
     LEAF,
+    MODULE,
     OP,
     SAVED_FREED,
     SAVED_MODIFIED,
@@ -25,8 +26,8 @@ from gradtutor.render.charset import Charset
 from gradtutor.render.words import marks
 
 # Marker keys, also the legend's keys.
-NEW, LEAF_MARK, GRAD, FREED, NONE_SAVED, MODIFIED, CHANGED, DUAL, ELIDED, OLD, DROPPED = (
-    "new", "leaf", "grad", "freed", "none-saved", "modified", "changed", "dual", "elided", "old", "dropped",
+NEW, LEAF_MARK, GRAD, FREED, NONE_SAVED, MODIFIED, CHANGED, DUAL, ELIDED, OLD, OLD_MODULE, DROPPED = (
+    "new", "leaf", "grad", "freed", "none-saved", "modified", "changed", "dual", "elided", "old", "old-module", "dropped",
 )
 
 # Style names a front end maps to colours (see view.THEME).
@@ -99,7 +100,7 @@ def describe_node(node: Node, options: TextOptions, suffix: str = "") -> NodeTex
     cs = options.charset
     expr, name_part = _label_parts(node, cs, options.marks)
     base_style = _base_style(node, options)
-    extra = DROPPED if node.dropped else OLD if node.former_names else ""
+    extra = DROPPED if node.dropped else (OLD_MODULE if node.kind == MODULE else OLD) if node.former_names else ""
     brackets, tag_width, markers = _brackets(() if node.dropped else _tags(node, options), options.marks["sep"], extra)
     rest = text_width(name_part) + text_width(suffix) + tag_width
     expr_width = text_width(expr)

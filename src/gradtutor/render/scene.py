@@ -134,8 +134,10 @@ def make_scene(
     # "Saved nothing" only means something next to nodes whose saves were freed.
     scene.show_none_saved = any(n.saved == SAVED_FREED and not n.dropped for n in graph.nodes)
     modules = [n for n in graph.nodes if n.kind == MODULE and n.detail]
+    old = marks(language)["old"]
     for m in modules:
-        scene.notes.append(scene.say("module", label=m.label, detail=_module_size(scene, m.detail)))
+        label = m.label + old if m.former_names else m.label
+        scene.notes.append(scene.say("module", label=label, detail=_module_size(scene, m.detail)))
     return scene
 
 
