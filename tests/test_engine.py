@@ -525,3 +525,39 @@ def test_node_tags_are_kept_beside_the_graph_and_go_when_their_nodes_go():
     for i in range(3 * ag._FIRST_SWEEP):
         registry.tag_graph((x * i).grad_fn, origin)  # each node dies at once
     assert len(registry.node_tags) < ag._FIRST_SWEEP and registry.sweep() == 0
+
+
+def test_output_kept_in_memory_is_read_once_and_in_order():
+    # Without a usable fd 1 (here: sys.stdout replaced, as in a notebook) the
+    # program's output goes to memory; each step takes only what is new.
+    import io
+    import sys
+
+    from gradtutor.capture import OutputCapture
+
+    saved = sys.stdout
+    sys.stdout = io.StringIO()
+    capture = OutputCapture()
+    try:
+        capture.start()
+        taken = []
+        print("a")
+        taken += [capture.take(), capture.take()]
+        print("b", end="")
+        sys.stdout.write("c\n")
+        taken.append(capture.take())
+        for i in range(3):
+            print(i)
+        taken.append(capture.take())
+        reads = []
+        big = "x" * 100_000
+        print(big)
+        taken.append(len(capture.take()))
+        print("y")
+        memory = sys.stdout
+        memory.getvalue = lambda: reads.append("all") or ""  # (a copy of everything printed: not wanted)
+        taken.append(capture.take())
+    finally:
+        capture.stop()
+        sys.stdout = saved
+    assert taken == ["a\n", "", "bc\n", "0\n1\n2\n", 100_001, "y\n"] and reads == []

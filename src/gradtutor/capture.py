@@ -57,11 +57,19 @@ class OutputCapture:
         return fd
 
     def take(self) -> str:
-        if self._memory is not None:
-            if self._memory.closed:  # the program closed sys.stdout: what it held is gone, as it would be
+        memory = self._memory
+        if memory is not None:
+            if memory.closed:  # the program closed sys.stdout: what it held is gone, as it would be
                 return ""
-            text = self._memory.getvalue()
-            chunk, self._pos = text[self._pos :], len(text)
+            # Only what is new is read: a copy of all the program printed, at
+            # every step, would make a long run that prints quadratic.
+            at = memory.tell()  # where the program writes next
+            if at == self._pos:
+                return ""
+            memory.seek(self._pos)
+            chunk = memory.read()
+            self._pos = memory.tell()
+            memory.seek(at)
             return chunk
         if self._file is None:
             return ""
