@@ -466,6 +466,30 @@ def test_a_model_made_again_while_a_graph_holds_the_old_one_is_told(program):
     assert "model (old)" not in [n["label"] for n in step["graph"]["nodes"]]
 
 
+def test_a_parameter_an_optimizer_changes_is_told_with_its_module_whatever_its_other_names(program):
+    # p is left on model.bias by the loop: the optimizer's changes to it are
+    # the module's (2 parameters), not a change of "p" besides 1 parameter.
+    doc = run(program, """
+        import torch
+        model = torch.nn.Linear(3, 1)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        for p in model.parameters():
+            pass
+        model(torch.ones(2, 3)).sum().backward()
+        opt.step()
+        opt.zero_grad()
+        p.grad = torch.ones_like(p)
+        with torch.no_grad():
+            p.mul_(2)
+    """)
+    said = [(e["line"], e["kind"], e["name"], e.get("parameters")) for e in doc_events(doc) if e["kind"] in ("inplace", "grad-reset")]
+    assert said == [(7, "inplace", "model", 2), (8, "grad-reset", "model", 2), (9, "grad-reset", "p", None), (11, "inplace", "p", None)]
+
+
+def doc_events(doc):
+    return [e for s in doc["steps"] for e in s["events"]]
+
+
 def test_grad_changes_show_the_values_before_and_after(program):
     doc = run(program, """
         import torch

@@ -233,9 +233,13 @@ def _tensor_change(
     target = rec.ref()
     library = getattr(rec, "library", None)
     via = {"via": library} if library else {}
+    # A parameter of a named module that library code changed (zero_grad, an
+    # optimizer step) is told as part of its module, whatever other name it
+    # has (the loop variable of an earlier ``for p in model.parameters()``).
+    of_module = target is not None and id(target) in params and bool(library)
     if isinstance(rec, GradSetRecord):
         how = "none" if rec.cleared else "set"
-        name = name_of(rec.ref)
+        name = None if of_module else name_of(rec.ref)
         if name is None and target is not None and id(target) in params:
             module = params[id(target)][0]
             return ("grad-reset", module, how, ""), True, Event.make("grad-reset", line, name=module, how=how)
@@ -256,7 +260,7 @@ def _tensor_change(
         else:
             return ("inplace", name, "data", rec.op), False, Event.make("inplace", line, name=name, op=rec.op, how="data", **via)
     else:
-        name = name_of(rec.ref)
+        name = None if of_module else name_of(rec.ref)
         if name is not None:
             return ("inplace", name, "", rec.op), False, Event.make("inplace", line, name=name, op=rec.op, version=rec.version, **via)
     if target is None:

@@ -97,6 +97,7 @@ class GradSetRecord:
     line: int | None
     ref: weakref.ref[torch.Tensor]
     cleared: bool
+    library: str | None = None  # the library function the user called that did it (Adam.zero_grad)
 
 
 @dataclass
@@ -767,7 +768,7 @@ class CallObserver(TorchFunctionMode):
         target = args[0] if args and isinstance(args[0], torch.Tensor) else None
         if target is not None:
             value = args[1] if len(args) > 1 else None
-            self.add_record(GradSetRecord(self.context.line, weakref.ref(target), value is None))
+            self.add_record(GradSetRecord(self.context.line, weakref.ref(target), value is None, self._library_call()[0]))
         return out
 
     def _on_retain_grad(self, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:

@@ -195,7 +195,7 @@ def fingerprint(records: list[Any], namespace: Mapping[str, Any]) -> tuple[tuple
             else:
                 parts.append(("inplace", rec.op, rec.library, rec.library_kind, known(rec.ref)))
         elif kind is GradSetRecord:
-            parts.append(("grad-set", rec.cleared, known(rec.ref)))
+            parts.append(("grad-set", rec.cleared, rec.library, known(rec.ref)))
         elif kind is DetachRecord:
             parts.append(("detach", rec.how, name_only(rec.ref), name_only(rec.source)))
         elif kind is RetainGradRecord:
