@@ -486,6 +486,26 @@ def test_a_parameter_an_optimizer_changes_is_told_with_its_module_whatever_its_o
     assert said == [(7, "inplace", "model", 2), (8, "grad-reset", "model", 2), (9, "grad-reset", "p", None), (11, "inplace", "p", None)]
 
 
+def test_counts_of_parameters_agree_with_their_number(program):
+    import subprocess
+    import sys
+
+    path = program("""
+        import torch
+        model = torch.nn.Linear(3, 1, bias=False)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        model(torch.ones(2, 3)).sum().backward()
+        model(torch.ones(2, 3)).sum().backward()
+        opt.zero_grad()
+    """)
+    text = subprocess.run([sys.executable, "-m", "gradtutor", "explain", "--plain", "--width", "200", str(path)],
+                          capture_output=True, text=True, timeout=120).stdout
+    assert "model's gradients were added to, not replaced (1 parameter)" in text
+    assert "while 1 parameter of model already held" in text
+    assert "model's gradients were cleared (1 parameter)" in text
+    assert "1 parameters" not in text
+
+
 def doc_events(doc):
     return [e for s in doc["steps"] for e in s["events"]]
 
