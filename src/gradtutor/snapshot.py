@@ -485,15 +485,19 @@ class Snapshotter:
         frame's names held when last looked at and hold no more, the name
         being bound to something else (``model = Net()`` again): while a graph
         keeps them, they are drawn as ``model (old)``. Not those of a module
-        whose name was deleted."""
+        whose name was deleted. What the frames further out remember counts
+        too, for the names a function sees of theirs (its globals): the
+        picture does not change when a call is entered or left."""
         known = self._module_params.get(frame_key, {})
         old: dict[int, tuple[str, str]] = {}
-        for key, (ref, path, module) in known.items():
-            if key not in param_names and module in namespace and ref() is not None:
-                old[key] = (path, module)
+        outer = [history for key, history in self._module_params.items() if key != frame_key]
+        for history in (known, *outer):
+            for key, (ref, path, module) in history.items():
+                if key not in param_names and key not in old and module in namespace and ref() is not None:
+                    old[key] = (path, module)
         if remember:
             now: dict[int, tuple[weakref.ref[torch.Tensor], str, str]] = {
-                key: known[key] for key in old
+                key: known[key] for key in old if key in known
             }
             for key, (path, module) in param_names.items():
                 entry = known.get(key)
