@@ -18,7 +18,7 @@ import math
 import sys
 import weakref
 from dataclasses import replace
-from typing import Any, Collection, Iterator, Mapping
+from typing import Any, Collection, Iterator, Mapping, NamedTuple
 
 import torch
 
@@ -261,6 +261,17 @@ def _element_kinds(items: Any, language: str) -> str:
     return message(language, "value_kinds", kinds=message(language, "list_sep").join(parts), more="…" if i >= 8 else "")
 
 
+class _ParamOf(NamedTuple):
+    """A parameter of a named module, as a snapshot found it (weakly)."""
+
+    param: weakref.ref[torch.Tensor]
+    path: str
+    name: str
+    module: weakref.ref[torch.nn.Module]
+
+
+_MISSING = object()
+
 # Ghost names a frame keeps before those of dead tags are looked for.
 _FORMER_LIMIT = 256
 
@@ -277,9 +288,10 @@ class Snapshotter:
         self._bound: dict[Any, dict[str, tuple[weakref.ref[Any], int]]] = {}
         self._former: dict[Any, dict[int, tuple[str, ...]]] = {}
         self._former_limit = _FORMER_LIMIT
-        # Per frame: id(param) -> (the parameter, weakly, its path, its
-        # module's name), of the modules its names held (see _old_module_params).
-        self._module_params: dict[Any, dict[int, tuple[weakref.ref[torch.Tensor], str, str]]] = {}
+        # Per frame: id(param) -> (the parameter, its path, its module's
+        # name, the module; weakly), of the modules its names held (see
+        # _old_module_params).
+        self._module_params: dict[Any, dict[int, _ParamOf]] = {}
         self._grouped: tuple[Any, Graph] | None = None
         self._statement_cache: dict[str, tuple[tuple[Node, ...], Node]] = {}
         # Per frame: the tags of the last snapshot's op graph, by node id.
@@ -339,13 +351,13 @@ class Snapshotter:
         param_names: dict[int, tuple[str, str]] = {}
         module_sizes: dict[str, int] = {}  # the modules drawn, one node each
         sizes: dict[str, int] = {}  # every name of a module (for :names)
-        params: dict[int, torch.Tensor] = {}
+        params: dict[int, tuple[torch.Tensor, torch.nn.Module]] = {}
         for mod_name, module in () if lite else modules:
             size, claimed = 0, False
             for p_name, param in scan_names(namespace).parts(module)[0]:
                 if id(param) not in param_names:
                     param_names[id(param)] = (f"{mod_name}.{p_name}", mod_name)
-                    params[id(param)] = param
+                    params[id(param)] = (param, module)
                     claimed = True
                 size += param.numel()
             sizes[mod_name] = size
@@ -479,32 +491,36 @@ class Snapshotter:
 
     def _old_module_params(
         self, namespace: Mapping[str, Any], frame_key: Any, param_names: Mapping[int, tuple[str, str]],
-        params: Mapping[int, torch.Tensor], remember: bool,
+        params: Mapping[int, tuple[torch.Tensor, torch.nn.Module]], remember: bool,
     ) -> dict[int, tuple[str, str]]:
-        """id(param) -> (path, module name) of the parameters of modules this
-        frame's names held when last looked at and hold no more, the name
-        being bound to something else (``model = Net()`` again): while a graph
-        keeps them, they are drawn as ``model (old)``. Not those of a module
-        whose name was deleted. What the frames further out remember counts
-        too, for the names a function sees of theirs (its globals): the
-        picture does not change when a call is entered or left."""
+        """id(param) -> (path, module name) of the parameters of modules that
+        this frame's names held when last looked at, the name being bound to
+        something else since (``model = Net()`` again): while a graph keeps
+        them, they are drawn as ``model (old)``. Not those of a module whose
+        name was deleted, nor a parameter taken out of a module its name still
+        holds (``delattr``). What the frames further out remember counts too,
+        for the names a function sees of theirs (its globals): the picture
+        does not change when a call is entered or left."""
         known = self._module_params.get(frame_key, {})
         old: dict[int, tuple[str, str]] = {}
         outer = [history for key, history in self._module_params.items() if key != frame_key]
         for history in (known, *outer):
-            for key, (ref, path, module) in history.items():
-                if key not in param_names and key not in old and module in namespace and ref() is not None:
-                    old[key] = (path, module)
+            for key, entry in history.items():
+                if key in param_names or key in old or entry.param() is None:
+                    continue
+                holder = namespace.get(entry.name, _MISSING)
+                if holder is not _MISSING and holder is not entry.module():
+                    old[key] = (entry.path, entry.name)
         if remember:
-            now: dict[int, tuple[weakref.ref[torch.Tensor], str, str]] = {
-                key: known[key] for key in old if key in known
-            }
-            for key, (path, module) in param_names.items():
+            # Kept while the parameter lives: one taken out of its module may
+            # be drawn old once the module's name moves on.
+            now = {key: entry for key, entry in known.items() if key not in param_names and entry.param() is not None}
+            for key, (path, name) in param_names.items():
                 entry = known.get(key)
-                param = params[key]
-                now[key] = entry if entry is not None and entry[0]() is param and entry[1] == path else (
-                    weakref.ref(param), path, module
-                )
+                param, module = params[key]
+                now[key] = entry if (
+                    entry is not None and entry.param() is param and entry.path == path and entry.module() is module
+                ) else _ParamOf(weakref.ref(param), path, name, weakref.ref(module))
             self._module_params[frame_key] = now
         return old
 

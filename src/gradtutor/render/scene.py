@@ -136,7 +136,7 @@ def make_scene(
     modules = [n for n in graph.nodes if n.kind == MODULE and n.detail]
     old = marks(language)["old"]
     for m in modules:
-        label = m.label + old if m.former_names else m.label
+        label = m.label + old if m.former_names and not m.dropped else m.label
         scene.notes.append(scene.say("module", label=label, detail=_module_size(scene, m.detail)))
     return scene
 
