@@ -510,6 +510,23 @@ def doc_events(doc):
     return [e for s in doc["steps"] for e in s["events"]]
 
 
+def test_a_parameter_taken_out_of_a_module_is_not_the_old_module(program):
+    doc = run(program, """
+        import torch
+        from torch import nn
+        model = nn.Linear(3, 1)
+        w = model.weight
+        loss = model(torch.ones(2, 3)).sum()
+        del w
+        delattr(model, "weight")
+        model.weight = torch.zeros(1, 3)
+        model = nn.Linear(3, 1)
+    """)
+    old_at = [s["line"] for s in doc["steps"] if any(n.get("former_names") == ["model"] for n in s["graph"]["nodes"])]
+    assert old_at == [9]  # not at line 7, where model still holds the module the weight was taken out of
+    assert [(e["line"], e["name"]) for e in events(doc, "name-rebound") if e.get("module")] == [(9, "model")]
+
+
 def test_grad_changes_show_the_values_before_and_after(program):
     doc = run(program, """
         import torch
