@@ -486,6 +486,18 @@ def test_a_parameter_an_optimizer_changes_is_told_with_its_module_whatever_its_o
     assert said == [(7, "inplace", "model", 2), (8, "grad-reset", "model", 2), (9, "grad-reset", "p", None), (11, "inplace", "p", None)]
 
 
+def test_gradients_added_to_a_module_count_every_parameter_whatever_its_other_names(program):
+    doc = run(program, """
+        import torch
+        model = torch.nn.Linear(3, 1)
+        for p in model.parameters():
+            pass
+        model(torch.ones(2, 3)).sum().backward()
+        model(torch.ones(2, 3)).sum().backward()
+    """)
+    assert [(e["name"], e.get("parameters")) for e in events(doc, "grad-accumulated")] == [("model", 2)]
+
+
 def test_counts_of_parameters_agree_with_their_number(program):
     import subprocess
     import sys

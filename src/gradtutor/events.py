@@ -295,14 +295,16 @@ def _accumulated_events(
     events: list[Event] = []
     by_module: dict[str, int] = {}
     for ref in rec.accumulated:
+        leaf = ref()
+        if leaf is not None and id(leaf) in params:
+            # (a parameter is counted with its module, whatever other name
+            # it has: "netD's gradients ... (8 parameters)", not 7 and "p")
+            module = params[id(leaf)][0]
+            by_module[module] = by_module.get(module, 0) + 1
+            continue
         name = name_of(ref)
         if name is not None:
             events.append(Event.make("grad-accumulated", line, name=name))
-            continue
-        leaf = ref()
-        if leaf is not None and id(leaf) in params:
-            module = params[id(leaf)][0]
-            by_module[module] = by_module.get(module, 0) + 1
     for module, count in by_module.items():
         events.append(Event.make("grad-accumulated", line, name=module, parameters=count))
     return events

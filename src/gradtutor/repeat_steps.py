@@ -174,6 +174,13 @@ def fingerprint(records: list[Any], namespace: Mapping[str, Any]) -> tuple[tuple
         objects.append(obj)
         return len(objects)  # its place in ``objects``
 
+    def identity(ref: weakref.ref[Any]) -> Any:
+        obj = ref()
+        if obj is None:
+            return None
+        objects.append(obj)
+        return len(objects)
+
     def name_only(ref: weakref.ref[Any] | None) -> str | None:
         obj = ref() if ref is not None else None
         return names.get(id(obj)) if obj is not None else None
@@ -185,7 +192,8 @@ def fingerprint(records: list[Any], namespace: Mapping[str, Any]) -> tuple[tuple
                 "backward", rec.api, rec.retain_graph, rec.create_graph, rec.library,
                 name_only(rec.roots[0]) if rec.roots else None,
                 tuple(name_only(r) for r in rec.results),
-                tuple(known(r) for r in rec.accumulated),
+                # (by identity: a module's parameter is told with its module, whatever its name)
+                tuple(identity(r) for r in rec.accumulated),
             ))
         elif kind is InplaceRecord:
             if rec.data_of is not None:
