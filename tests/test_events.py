@@ -522,6 +522,26 @@ def doc_events(doc):
     return [e for s in doc["steps"] for e in s["events"]]
 
 
+def test_the_legend_names_each_module_node_as_drawn(program):
+    import subprocess
+    import sys
+
+    path = program("""
+        import torch
+        from torch import nn
+        model = nn.Linear(3, 1)
+        x = torch.ones(2, 3)
+        loss = model(x).sum()
+        model = nn.Linear(3, 2)
+        loss = model(x).sum()
+    """)
+    text = subprocess.run([sys.executable, "-m", "gradtutor", "explain", "--plain", "--width", "200", str(path)],
+                          capture_output=True, text=True, timeout=120).stdout
+    step6, step7 = text.split("── line 6 ")[1].split("── line 7 ")
+    assert "model: 8 parameters, drawn as one node" in step6 and "model (old): 4 parameters, drawn as one node" in step6
+    assert "model (dropped): 4 parameters, drawn as one node" in step7 and "model (old)" not in step7
+
+
 def test_a_parameter_taken_out_of_a_module_is_not_the_old_module(program):
     doc = run(program, """
         import torch

@@ -134,9 +134,9 @@ def make_scene(
     # "Saved nothing" only means something next to nodes whose saves were freed.
     scene.show_none_saved = any(n.saved == SAVED_FREED and not n.dropped for n in graph.nodes)
     modules = [n for n in graph.nodes if n.kind == MODULE and n.detail]
-    old = marks(language)["old"]
+    words = marks(language)
     for m in modules:
-        label = m.label + old if m.former_names and not m.dropped else m.label
+        label = m.label + (words["dropped"] if m.dropped else words["old"] if m.former_names else "")
         scene.notes.append(scene.say("module", label=label, detail=_module_size(scene, m.detail)))
     return scene
 
