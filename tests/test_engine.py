@@ -142,6 +142,34 @@ def test_nodes_are_labelled_with_the_line_inside_a_function_that_created_them(pr
     assert labels == {"x.exp()": 4, "h.sum()": 5}
 
 
+def test_a_statement_that_runs_the_users_code_midway_is_drawn_in_parts(program):
+    # model(x) runs Block.forward (line 10) between the ops line 14 makes itself:
+    # the line's first Linear feeds line 10, whose result feeds the last Linear.
+    doc = explain_json(program("""
+        import torch
+        from torch import nn
+
+        class Block(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.lin = nn.Linear(4, 4)
+
+            def forward(self, x):
+                return self.lin(x).relu()
+
+        model = nn.Sequential(nn.Linear(3, 4), Block(), nn.Linear(4, 1))
+        x = torch.randn(2, 3)
+        loss = model(x).sum()
+    """))
+    graph = doc["steps"][-1]["graph"]
+    statements = {n["id"]: n for n in graph["nodes"] if n["kind"] == "statement"}
+    [first, block, second] = statements.values()
+    assert (first["line"], block["line"], second["line"]) == (14, 10, 14)
+    assert second["id"] == first["id"] + "~2" and second["names"] == ["loss"] and first["names"] == []
+    edges = {tuple(e) for e in graph["edges"] if e[0] in statements and e[1] in statements}
+    assert edges == {(first["id"], block["id"]), (block["id"], second["id"])}
+
+
 def test_ops_level_lists_every_autograd_node(program):
     path = program("import torch\nx = torch.ones(5)\nw = torch.ones(5, 3, requires_grad=True)\nz = torch.matmul(x, w)\n")
     doc = explain_json(path, options=("--level", "ops"))

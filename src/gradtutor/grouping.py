@@ -60,6 +60,10 @@ def group_statements(
     for name in module_sizes:
         members.setdefault(f"m:{name}", [])
         order.append(f"m:{name}")
+    inputs: dict[str, list[str]] = {}
+    for edge in ops.edges:
+        inputs.setdefault(edge.dst, []).append(edge.src)
+    parts = _StatementParts(group_of, members, inputs)
     changed: dict[str, list[tuple[str, int]]] = {}
     for node in ops.nodes:
         if node.kind == OP and node.inplace_of is not None and node.inplace_of in group_of:
@@ -71,7 +75,7 @@ def group_statements(
             if node.line is not None:
                 changed.setdefault(group, []).append((origin.filename if origin else "", node.line))
         elif node.kind == OP:
-            add(f"s{node.step}", node)
+            add(parts.group(node), node)
         elif node.kind == LEAF and node.detail and not node.names:
             # (a parameter of the module a name held before: "model (old)")
             add(f"o:{node.detail}" if node.former_names else f"m:{node.detail}", node)
@@ -136,6 +140,60 @@ def group_statements(
     # is in the op graph too: drawn once, as what it is now.
     ordered = [c for c in consts.values() if c.id not in nodes] + [nodes[g] for g in order]
     return Graph(tuple(ordered), tuple(edges))
+
+
+class _StatementParts:
+    """Which group an op of a statement joins. Usually the statement's; but a
+    statement can run another while it runs: ``model(x)`` on an
+    ``nn.Sequential`` holding a module of the user's runs its ``forward``,
+    whose lines make ops of their own between the statement's. When such a
+    statement used what this one made so far, the ops this one makes after
+    it are a new part of it (``s15~2``): one node would be both before and
+    after the other, and its picture would draw an edge backwards
+    (``loss ──▶ self.lin(x)``)."""
+
+    def __init__(self, group_of: Mapping[str, str], members: Mapping[str, list[Node]], inputs: Mapping[str, list[str]]) -> None:
+        self.group_of = group_of
+        self.members = members
+        self.inputs = inputs
+        self.current: dict[Any, str] = {}  # statement execution -> the group its ops join now
+        self.count: dict[Any, int] = {}
+        self.started: dict[str, int] = {}  # group -> when its first op came
+        self.last: str | None = None  # the group of the op before this one
+
+    def group(self, node: Node) -> str:
+        step = node.step
+        group = self.current.get(step)
+        if group is None:
+            group = self.current[step] = f"s{step}"
+            self.started[group] = len(self.started)
+        else:
+            last = self.last
+            if (
+                last is not None and last != group and self.started.get(last, -1) > self.started[group]
+                and self._fed_by(last, group)
+            ):
+                count = self.count[step] = self.count.get(step, 1) + 1
+                group = self.current[step] = f"s{step}~{count}"
+                self.started[group] = len(self.started)
+        self.last = group
+        return group
+
+    def _fed_by(self, group: str, source: str) -> bool:
+        """Does ``group`` (a statement's part) use what ``source`` made, directly
+        or through other statements' parts?"""
+        seen = {group}
+        todo = [group]
+        while todo:
+            for node in self.members.get(todo.pop(), ()):
+                for src in self.inputs.get(node.id, ()):
+                    feeder = self.group_of.get(src)
+                    if feeder == source:
+                        return True
+                    if feeder is not None and feeder[:1] == "s" and feeder not in seen:
+                        seen.add(feeder)
+                        todo.append(feeder)
+        return False
 
 
 def _numel(shape: tuple[int, ...] | None) -> int:

@@ -699,7 +699,7 @@ def with_dropped(previous: Graph, current: Graph, alive: Collection[str] = ()) -
         for n in previous.nodes
         # (A parameter of a named module that lost its name is not gone: it
         # is drawn as part of its module again.)
-        if not n.dropped and n.id in missing and n.id not in used and n.id not in alive
+        if not n.dropped and n.id in missing and n.id not in used and n.id.split("~", 1)[0] not in alive
         and not (n.kind == LEAF and n.detail)
     ]
     if not dropped:
