@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from rich.cells import cell_len
 
 from gradtutor.model import LEAF, SAVED_FREED, STATEMENT, Edge, Graph, Node
@@ -34,12 +36,24 @@ def test_english_is_the_default():
 
 
 def test_a_legend_can_leave_out_what_the_reader_was_told_already():
+    # Keys are a marker with its meaning; one whose meaning names places (the
+    # backward that freed it) is not among them: it is said each time.
     full = render_graph(freed_graph(), width=80)
-    assert full.keys == ("[grad]", "[✗ freed]")
-    shorter = render_graph(freed_graph(), width=80, omit_keys=frozenset({"[grad]"}))
-    assert shorter.keys == ("[✗ freed]",)
+    assert full.keys == ("[grad]\tits .grad is set",)
+    shorter = render_graph(freed_graph(), width=80, omit_keys=frozenset(full.keys))
+    assert shorter.keys == ()
     assert not any("its .grad is set" in line for line in shorter.legend)
+    assert any("freed by the backward at line 3" in line for line in shorter.legend)
     assert shorter.picture == full.picture
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_a_marker_that_names_places_is_explained_each_time_in_every_language(language):
+    first = render_graph(freed_graph(), width=80, language=language)
+    again = render_graph(freed_graph(), width=80, language=language, omit_keys=frozenset(first.keys))
+    freed = [line for line in first.legend if "[✗" in line]
+    assert freed and [line for line in again.legend if "[✗" in line] == freed  # the freed one, again
+    assert len(again.legend) < len(first.legend)  # the other one is left out
 
 
 def test_a_modules_size_is_said_in_the_drawings_language():
@@ -69,3 +83,22 @@ def test_the_note_on_what_is_not_drawn_counts_in_each_language():
     assert note("en", 5, ("x", "y", "z")).endswith("x, y, z and 2 more nodes (--graph full shows the whole graph)")
     assert note("en", 1, ()).startswith("not drawn, unchanged by this step: 1 node (")
     assert note("zh", 5, ("x", "y", "z")) == "未画出、这一步没有改变的：x、y、z 和另外 2 个节点（--graph full 显示整个计算图）"
+
+
+def test_a_narration_in_chinese_says_again_which_backward_freed_a_node(tmp_path):
+    import subprocess
+    import sys
+
+    path = tmp_path / "prog.py"
+    path.write_text(
+        "import torch\n"
+        "x = torch.ones(2, requires_grad=True)\n"
+        "y = (x * 2).exp().sum()\n"
+        "y.backward()\n"
+        "z = (x * 3).exp().sum()\n"
+        "z.backward()\n",
+        encoding="utf-8",
+    )
+    text = subprocess.run([sys.executable, "-m", "gradtutor", "explain", "--plain", "--lang", "zh", str(path)],
+                          capture_output=True, text=True, timeout=120).stdout
+    assert "已被第 4 行的反向传播释放" in text and "已被第 4 行、第 6 行的反向传播释放" in text

@@ -216,7 +216,7 @@ def graph_drawing(
         view=view,
     )
     if explained is not None:
-        explained.update(key for key in drawing.keys if not _names_a_place(key))
+        explained.update(drawing.keys)
     return drawing
 
 
@@ -227,12 +227,6 @@ def _least_entries(graph: Graph) -> int:
     takes itself and at most one more node out of the list."""
     leaves = sum(1 for n in graph.nodes if n.kind == LEAF)
     return max(0, len(graph.nodes) - 2 * leaves)
-
-
-def _names_a_place(key: str) -> bool:
-    # "[✗ freed]" names the backward that freed it, "[changed in place]" the
-    # lines that changed it: worth saying each time.
-    return "freed" in key or "changed in place" in key
 
 
 def step_frame_key(step: Any) -> tuple[str, ...]:
@@ -435,7 +429,7 @@ class Narrator:
             return None  # only a module's parameters, used by no graph yet (its __init__): no autograd to see
         notes = (self.focus_note(focus),) if focus.omitted else ()
         drawing = self.bounded_drawing(snapshot, part, notes)
-        self.explained.update(key for key in drawing.keys if not _names_a_place(key))
+        self.explained.update(drawing.keys)
         return drawing
 
     def bounded_drawing(self, snapshot: Snapshot, part: Graph, notes: tuple[str, ...]) -> Drawing:

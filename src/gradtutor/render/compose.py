@@ -27,7 +27,7 @@ from gradtutor.render.charset import Charset, get_charset
 from gradtutor.render.drawing import Drawing, Picture, fit_line
 from gradtutor.render.folding import fold_parameters
 from gradtutor.render.layered_view import layout_layered
-from gradtutor.render.legend import legend_lines, marker_keys
+from gradtutor.render.legend import legend_lines, marker_keys, place_markers
 from gradtutor.render.scene import Scene, make_scene
 from gradtutor.render.statement_view import layout_statements
 from gradtutor.render.vertical_view import VERTICAL, layout_vertical
@@ -54,9 +54,9 @@ def render_graph(
     step created as new. ``charset`` is "unicode" or "ascii". ``view`` None
     picks the view as the module docstring says; "vertical" asks for the list.
     ``language`` is the legend's; ``locate(file, line)`` words the places it
-    names ("line 10"; the shell says "In [7]"). ``omit_keys``: markers (as
-    drawn, ``[grad]``) the reader has been told about already; the legend
-    leaves them out."""
+    names ("line 10"; the shell says "In [7]"). ``omit_keys``: legend rows the
+    reader has been told already (``Drawing.keys`` of drawings before: a
+    marker with its meaning); the legend leaves them out."""
     cs = get_charset(charset)
     if level not in (LEVEL_STATEMENTS, LEVEL_OPS):
         raise ValueError(f"level must be {LEVEL_STATEMENTS!r} or {LEVEL_OPS!r}, not {level!r}")
@@ -153,7 +153,10 @@ def _finish(picture: Picture, scene: Scene, omit_keys: frozenset[str] = frozense
     places = [locate(file, line) for file, line in freed]
     changed = _changed_places(scene, locate)
     keys = marker_keys(picture.markers, scene.charset, places, scene.language, changed) + picture.keys
-    keys = [key for key in keys if key[0] not in omit_keys]
+    # A key is known by its marker and its meaning: "(old)" of a tensor and
+    # of a module are two. One that names places is said each time.
+    keys = [key for key in keys if _key_id(key) not in omit_keys]
+    told = place_markers(scene.charset, scene.language)
     notes = list(dict.fromkeys(scene.notes + picture.notes))  # each said once
     legend, legend_spans = legend_lines(keys, notes, scene.width)
     lines = list(picture.lines)
@@ -172,8 +175,12 @@ def _finish(picture: Picture, scene: Scene, omit_keys: frozenset[str] = frozense
         width=scene.width,
         anchors=anchors,
         edges=edges,
-        keys=tuple(key[0] for key in keys),
+        keys=tuple(_key_id(key) for key in keys if key[0] not in told),
     )
+
+
+def _key_id(key: tuple[str, str, str]) -> str:
+    return f"{key[0]}\t{key[2]}"
 
 
 def _natural(text: str) -> tuple[Any, ...]:
