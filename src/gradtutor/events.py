@@ -51,6 +51,9 @@ class NameTracker:
         # when the name was bound (the module may die while its parameters
         # live on in a graph).
         self.modules: dict[str, tuple[weakref.ref[Any], tuple[weakref.ref[torch.Tensor], ...]]] = {}
+        # The parameters of modules a name held before it was bound to
+        # another (drawn "model (old)"), while they live: id -> the parameter, weakly.
+        self.old_module_params: dict[int, weakref.ref[torch.Tensor]] = {}
 
 
 def _names_by_id(namespace: Mapping[str, Any]) -> dict[int, list[str]]:
@@ -339,7 +342,11 @@ def _name_events(
             if old_in_graph and old_value is not None:
                 if params is None:
                     params = _param_paths(visible if visible is not None else namespace)
-                old_in_graph = id(old_value) not in params  # a module's parameter is drawn as the module
+                # A module's parameter is drawn as the module ("model", or "model (old)").
+                key = id(old_value)
+                old_in_graph = key not in params and not (
+                    key in tracker.old_module_params and tracker.old_module_params[key]() is old_value
+                )
             events.append(
                 Event.make("name-rebound", line, name=name, old_in_graph=old_in_graph, old_node=old.node, node=node)
             )
@@ -389,9 +396,14 @@ def _module_events(
         if name not in namespace or (name in now and now[name][0] is ref):
             continue  # the same module, or a name deleted
         kept = set(_param_paths(visible)) if params else set()
-        left = {id(t) for t in (r() for r in params) if t is not None} - kept
-        if left and reach.reaches_tensor(left):
-            events.append(Event.make("name-rebound", line, name=name, old_in_graph=True, module=True))
+        left = {id(t): r for t, r in ((r(), r) for r in params) if t is not None and id(t) not in kept}
+        if left:
+            olds = tracker.old_module_params
+            for key in [key for key, r in olds.items() if r() is None]:
+                del olds[key]
+            olds.update(left)
+            if reach.reaches_tensor(set(left)):
+                events.append(Event.make("name-rebound", line, name=name, old_in_graph=True, module=True))
     tracker.modules = now
     return events
 
