@@ -653,7 +653,7 @@ class Reach:
             if tag.serial in seen:
                 continue
             seen.add(tag.serial)
-            if tag.is_leaf:
+            if isinstance(tag, LeafTag):
                 t = tag.ref()
                 if t is not None and id(t) in ids:
                     return True

@@ -516,10 +516,10 @@ class Snapshotter:
             # be drawn old once the module's name moves on.
             now = {key: entry for key, entry in known.items() if key not in param_names and entry.param() is not None}
             for key, (path, name) in param_names.items():
-                entry = known.get(key)
+                found = known.get(key)
                 param, module = params[key]
-                now[key] = entry if (
-                    entry is not None and entry.param() is param and entry.path == path and entry.module() is module
+                now[key] = found if (
+                    found is not None and found.param() is param and found.path == path and found.module() is module
                 ) else _ParamOf(weakref.ref(param), path, name, weakref.ref(module))
             self._module_params[frame_key] = now
         return old

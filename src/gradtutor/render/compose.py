@@ -155,8 +155,8 @@ def _finish(picture: Picture, scene: Scene, omit_keys: frozenset[str] = frozense
     keys = marker_keys(picture.markers, scene.charset, places, scene.language, changed) + picture.keys
     # A key is known by its marker and its meaning: "(old)" of a tensor and
     # of a module are two. One that names places is said each time.
-    keys = [key for key in keys if _key_id(key) not in omit_keys]
     told = place_markers(scene.charset, scene.language)
+    keys = [key for key in keys if key[0] in told or _key_id(key) not in omit_keys]
     notes = list(dict.fromkeys(scene.notes + picture.notes))  # each said once
     legend, legend_spans = legend_lines(keys, notes, scene.width)
     lines = list(picture.lines)
@@ -175,7 +175,7 @@ def _finish(picture: Picture, scene: Scene, omit_keys: frozenset[str] = frozense
         width=scene.width,
         anchors=anchors,
         edges=edges,
-        keys=tuple(_key_id(key) for key in keys if key[0] not in told),
+        keys=tuple(_key_id(key) for key in keys),
     )
 
 
