@@ -136,19 +136,27 @@ def test_a_name_bound_anew_is_never_a_repeat(monkeypatch, passed_over):
     assert passed_over[0] > 0  # zero_grad and backward repeat
 
 
-def test_a_call_on_each_parameter_in_turn_repeats_its_call_a_loop_earlier(tmp_path, monkeypatch, passed_over):
+def each_parameter(tmp_path: Path, body: str) -> Path:
+    """A program whose loop of 30 runs ``body`` (lines 6 on) on w and b, in ``params``."""
     path = tmp_path / "each.py"
-    path.write_text(textwrap.dedent("""\
+    head = """\
         import torch
         w = torch.randn(3, requires_grad=True)
         b = torch.randn(3, requires_grad=True)
         params = [w, b]
         for i in range(30):
             loss = (w * 2 + b).sum()
-            for p in params:
-                p.grad = None
-            loss.backward()
-        """), encoding="utf-8")
+    """
+    path.write_text(textwrap.dedent(head) + textwrap.indent(textwrap.dedent(body), "    "), encoding="utf-8")
+    return path
+
+
+def test_a_call_on_each_parameter_in_turn_repeats_its_call_a_loop_earlier(tmp_path, monkeypatch, passed_over):
+    path = each_parameter(tmp_path, """\
+        for p in params:
+            p.grad = None
+        loss.backward()
+    """)
     fast, full = both_ways(path, monkeypatch)
     assert fast == full
     # Line 8 clears w's gradient, then b's: each run repeats the one of a loop
@@ -162,21 +170,14 @@ def test_a_call_on_each_parameter_in_turn_repeats_its_call_a_loop_earlier(tmp_pa
 def test_a_change_through_data_repeats_the_one_a_loop_earlier(tmp_path, monkeypatch, passed_over):
     # ``p.data`` is a new tensor at every call: the change is told by the
     # tensor whose data it is, and so is its repeat.
-    path = tmp_path / "data.py"
-    path.write_text(textwrap.dedent("""\
-        import torch
-        w = torch.randn(3, requires_grad=True)
-        b = torch.randn(3, requires_grad=True)
-        params = [w, b]
-        for i in range(30):
-            loss = (w * 2 + b).sum()
-            loss.backward()
-            for p in params:
-                p.data += -0.1 * p.grad
-                p.data.clamp_(-1, 1)
-            w.grad = None
-            b.grad.data.zero_()
-        """), encoding="utf-8")
+    path = each_parameter(tmp_path, """\
+        loss.backward()
+        for p in params:
+            p.data += -0.1 * p.grad
+            p.data.clamp_(-1, 1)
+        w.grad = None
+        b.grad.data.zero_()
+    """)
     fast, full = both_ways(path, monkeypatch)
     assert fast == full
     # Lines 9 and 10 for w, then b, repeat from the 4th loop on: 2 × 2 × 26.

@@ -84,25 +84,17 @@ def group_statements(
 
     nodes: dict[str, Node] = {}
     for group in order:
-        if group.startswith("m:"):
-            name = group[2:]
+        if group.startswith(("m:", "o:")):
+            # A named module, or one a name held before ("model (old)"):
+            # the size of the latter is of its parameters still in the graph.
+            name, old = group[2:], group[0] == "o"
+            size = sum(_numel(m.shape) for m in members[group]) if old else module_sizes.get(name, 0)
             nodes[group] = Node(
                 id=group,
                 kind=MODULE,
                 label=name,
-                names=(name,),
-                requires_grad=True,
-                has_grad=any(m.has_grad for m in members[group]),
-                detail=f"{module_sizes.get(name, 0)} parameter{'' if module_sizes.get(name, 0) == 1 else 's'}",
-            )
-        elif group.startswith("o:"):
-            name = group[2:]
-            size = sum(_numel(m.shape) for m in members[group])
-            nodes[group] = Node(
-                id=group,
-                kind=MODULE,
-                label=name,
-                former_names=(name,),
+                names=() if old else (name,),
+                former_names=(name,) if old else (),
                 requires_grad=True,
                 has_grad=any(m.has_grad for m in members[group]),
                 detail=f"{size} parameter{'' if size == 1 else 's'}",
