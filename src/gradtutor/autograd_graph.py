@@ -109,7 +109,7 @@ class NodeTag:
 
     __slots__ = (
         "serial", "op", "origin", "sequence_nr", "children", "saved_attrs", "saved",
-        "shape", "dtype", "freed_by", "node_id", "view", "edges", "replaces", "table_key",
+        "shape", "dtype", "freed_by", "node_id", "view", "edges", "replaces", "table_key", "hooked",
     )
     is_leaf = False
 
@@ -144,6 +144,10 @@ class NodeTag:
         # For an in-place op: the node the changed tensor pointed to before.
         self.replaces: NodeTag | None = None
         self.table_key = 0  # its key in its registry's side table (see TagRegistry.alive)
+        # Made while saved-tensor hooks were on (saved_tensors_hooks,
+        # checkpoint): reading its saved tensors would run the user's unpack
+        # hook, so the tutor never does.
+        self.hooked = False
 
 
 _saved_attrs_by_class: dict[type, tuple[str, ...]] = {}
@@ -191,6 +195,8 @@ def read_saved_state(node: Any, attrs: tuple[str, ...]) -> str:
     return SAVED_PRESENT
 
 
+_saved_tensor_hooks = torch._C._autograd._top_saved_tensors_default_hooks
+
 _dtype_names: dict[Any, str] = {}
 
 
@@ -236,6 +242,9 @@ class TagRegistry:
     def __init__(self) -> None:
         self.key = ("gradtutor", next(self._instances))
         self._next_serial = 1
+        # Counts the changes made in place (bumped by the observer): when it
+        # moved, saved tensors may have been changed (see recheck_saved).
+        self.inplace_epoch = 0
         self._leaves: dict[int, LeafTag] = {}
         # id(node.metadata) -> (that dict, the node's tag). See the module's docstring.
         self.node_tags: dict[int, tuple[dict[Any, Any], NodeTag]] = {}
@@ -353,7 +362,7 @@ class TagRegistry:
         if self.is_user_file is not None and torch.is_anomaly_enabled():
             _forward_trace_as_python_keeps_it(node, self.is_user_file)
         shape, dtype = _output_meta(node)
-        return NodeTag(
+        tag = NodeTag(
             self._serial(),
             node.name().removeprefix("torch::autograd::"),  # CopySlices, AccumulateGrad...
             origin,
@@ -363,6 +372,19 @@ class TagRegistry:
             shape,
             dtype,
         )
+        if tag.saved_attrs and _saved_tensor_hooks(False) is not None:
+            tag.hooked = True
+        return tag
+
+    def recheck_saved(self, grad_fns: Iterable[Any]) -> None:
+        """After tensors were changed in place: ask torch again whether the
+        saved tensors of the nodes reachable from ``grad_fns`` can be read (a
+        node that saved a tensor changed since cannot: ``modified``). Not
+        those made under saved-tensor hooks (reading would run them)."""
+        for node in iter_nodes(grad_fns):
+            tag = self.tag_of(node)
+            if tag is not None and tag.saved == SAVED_PRESENT and not tag.hooked:
+                tag.saved = read_saved_state(node, tag.saved_attrs)
 
     def _tag_deep(self, grad_fn: Any, origin: Origin) -> NodeTag:
         """Post-order over untagged nodes: children are tagged before parents."""

@@ -668,6 +668,7 @@ class CallObserver(TorchFunctionMode):
             if target is not None:
                 self.error_details[id(exc)] = {"op": name, "tensor_ref": weakref.ref(target)}
             raise
+        self.registry.inplace_epoch += 1
         if target is not None:
             view = self._data_views.get(id(target))
             data_of = view[1] if view is not None and view[0]() is target else None
@@ -712,6 +713,7 @@ class CallObserver(TorchFunctionMode):
     def _on_foreach_inplace(self, func: Any, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         """``torch._foreach_add_(tensors, ...)``, as optimizers use: one change per tensor."""
         out = self._run(func, args, kwargs)
+        self.registry.inplace_epoch += 1
         library, kind = self._library_call()
         op = name.removeprefix("_foreach_")
         for target in args[0]:

@@ -288,6 +288,7 @@ class Snapshotter:
         self._bound: dict[Any, dict[str, tuple[weakref.ref[Any], int]]] = {}
         self._former: dict[Any, dict[int, tuple[str, ...]]] = {}
         self._former_limit = _FORMER_LIMIT
+        self._checked_epoch = 0  # the registry's inplace_epoch when saved tensors were last asked about
         # Per frame: id(param) -> (the parameter, its path, its module's
         # name, the module; weakly), of the modules its names held (see
         # _old_module_params).
@@ -394,6 +395,11 @@ class Snapshotter:
         reach = ag.Reach({tag.node_id: tag for tag in roots})
         if lite:  # what events ask: each name's node, and the graph's reach
             return Snapshot(origin.exec_id, origin.line, Graph(), Graph(), reach=reach, named_nodes=named_nodes)
+        if self.registry.inplace_epoch != self._checked_epoch:
+            # Tensors were changed in place since the last look: a node that
+            # saved one is drawn "[modified]" before a backward fails there.
+            self._checked_epoch = self.registry.inplace_epoch
+            self.registry.recheck_saved(t.grad_fn for _, t in tensors if t.grad_fn is not None)
         tags = sorted(ag.walk_tags(roots), key=lambda tag: tag.serial)
         nodes: list[Node] = []
         edges: list[Edge] = []
