@@ -454,12 +454,16 @@ def test_a_model_made_again_while_a_graph_holds_the_old_one_is_told(program):
         model = nn.Sequential(model, nn.Linear(1, 1))
         del model
         model = nn.Linear(3, 1)
+        loss = model(x).sum()
+        model = None
     """)
     rebound = [(e["line"], e["name"]) for e in events(doc, "name-rebound") if e.get("module")]
-    # Line 4: no graph held the first model. Line 9: the old layer is part of
-    # model. Line 11: the new model holds the old one's parameters. Line 13:
-    # the name was deleted first.
+    # Line 4: no graph held the first model. Line 8: the old layer is part of
+    # model. Line 10: the new model holds the old one's parameters. Line 12:
+    # the name was deleted first. Line 14: the name holds no module now.
     assert rebound == [(7, "model")]
+    last = doc["steps"][-1]
+    assert last["line"] == 14 and not [n for n in last["graph"]["nodes"] if n.get("former_names") == ["model"]]
     step = next(s for s in doc["steps"] if s["line"] == 7)
     [old] = [n for n in step["graph"]["nodes"] if n.get("former_names") == ["model"]]
     assert old["kind"] == "module" and old["detail"] == "4 parameters"

@@ -377,7 +377,7 @@ def _name_events(
 def _module_events(
     line: int, namespace: Mapping[str, Any], tracker: NameTracker, reach: Any, visible: Mapping[str, Any]
 ) -> list[Event]:
-    """A module name bound to another module (or anything else) while
+    """A module name bound to another module while
     parameters of the module it held are still in the graph of a named
     tensor (``model = Net()`` again after a forward): told, as a tensor name
     that moved on is. A module rebound with none of its parameters in a
@@ -393,8 +393,8 @@ def _module_events(
         else:
             now[name] = (weakref.ref(module), tuple(weakref.ref(p) for _, p in scan.parts(module)[0]))
     for name, (ref, params) in before.items():
-        if name not in namespace or (name in now and now[name][0] is ref):
-            continue  # the same module, or a name deleted
+        if name not in now or now[name][0] is ref:
+            continue  # the same module, a name deleted, or one that holds no module now
         kept = set(_param_paths(visible)) if params else set()
         left = {id(t): r for t, r in ((r(), r) for r in params) if t is not None and id(t) not in kept}
         if left:

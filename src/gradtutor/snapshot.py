@@ -270,8 +270,6 @@ class _ParamOf(NamedTuple):
     module: weakref.ref[torch.nn.Module]
 
 
-_MISSING = object()
-
 # Ghost names a frame keeps before those of dead tags are looked for.
 _FORMER_LIMIT = 256
 
@@ -501,10 +499,10 @@ class Snapshotter:
     ) -> dict[int, tuple[str, str]]:
         """id(param) -> (path, module name) of the parameters of modules that
         this frame's names held when last looked at, the name being bound to
-        something else since (``model = Net()`` again): while a graph keeps
+        another module since (``model = Net()`` again): while a graph keeps
         them, they are drawn as ``model (old)``. Not those of a module whose
-        name was deleted, nor a parameter taken out of a module its name still
-        holds (``delattr``). What the frames further out remember counts too,
+        name was deleted or holds no module now, nor a parameter taken out of
+        a module its name still holds (``delattr``). What the frames further out remember counts too,
         for the names a function sees of theirs (its globals): the picture
         does not change when a call is entered or left."""
         known = self._module_params.get(frame_key, {})
@@ -514,8 +512,8 @@ class Snapshotter:
             for key, entry in history.items():
                 if key in param_names or key in old or entry.param() is None:
                     continue
-                holder = namespace.get(entry.name, _MISSING)
-                if holder is not _MISSING and holder is not entry.module():
+                holder = namespace.get(entry.name)
+                if isinstance(holder, torch.nn.Module) and holder is not entry.module():
                     old[key] = (entry.path, entry.name)
         if remember:
             # Kept while the parameter lives: one taken out of its module may
