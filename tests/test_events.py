@@ -454,7 +454,7 @@ def test_a_model_made_again_while_a_graph_holds_the_old_one_is_told(program):
         model = nn.Sequential(model, nn.Linear(1, 1))
         del model
         model = nn.Linear(3, 1)
-        loss = model(x).sum()
+        loss = model(torch.randn(4, 3)).sum()
         model = None
     """)
     rebound = [(e["line"], e["name"]) for e in events(doc, "name-rebound") if e.get("module")]
