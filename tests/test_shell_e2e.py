@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import subprocess
 import sys
 import termios
@@ -30,6 +31,14 @@ def strip_ansi(text: str) -> str:
     return ANSI.sub("", text)
 
 
+def as_from_a_terminal() -> None:
+    """Start the child with Ctrl-C's signal as a terminal's shell gives it. The
+    suite may run with SIGINT ignored (a shell without job control ignores it
+    in its background jobs: ``bash .ci/run &``), and an ignored signal is
+    inherited: the shell under test would never see the Ctrl-C."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 class Terminal:
     """A gradtutor shell in a pty. ``run(line)`` types a line and returns what
     appeared before the next numbered prompt, ANSI codes removed."""
@@ -38,7 +47,8 @@ class Terminal:
         env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR", "COLUMNS", "LINES")}
         env.update(PROMPT_TOOLKIT_NO_CPR="1", TERM="xterm-256color", XDG_DATA_HOME=str(tmp_path), LANG="C.UTF-8")
         self.child = pexpect.spawn(
-            sys.executable, ["-m", "gradtutor"], env=env, encoding="utf-8", dimensions=(50, 110), timeout=TIMEOUT
+            sys.executable, ["-m", "gradtutor"], env=env, encoding="utf-8", dimensions=(50, 110), timeout=TIMEOUT,
+            preexec_fn=as_from_a_terminal,
         )
         self.n = 1
         self.child.expect(r"In \[1\]:")
