@@ -170,6 +170,19 @@ def test_a_statement_that_runs_the_users_code_midway_is_drawn_in_parts(program):
     assert edges == {(first["id"], block["id"]), (block["id"], second["id"])}
 
 
+def test_the_graph_of_a_gradient_made_with_create_graph_belongs_to_the_backward_line(program):
+    doc = explain_json(program("""
+        import torch
+        x = torch.tensor(3.0, requires_grad=True)
+        y = x ** 4
+        y.backward(create_graph=True)
+        first = x.grad
+    """))
+    step = doc["steps"][-1]
+    [node] = [n for n in step["graph"]["nodes"] if n["names"] == ["first"]]
+    assert node["line"] == 4 and node["label"] == "y.backward(create_graph=True)"
+
+
 def test_ops_level_lists_every_autograd_node(program):
     path = program("import torch\nx = torch.ones(5)\nw = torch.ones(5, 3, requires_grad=True)\nz = torch.matmul(x, w)\n")
     doc = explain_json(path, options=("--level", "ops"))

@@ -550,6 +550,9 @@ class CallObserver(TorchFunctionMode):
                         record.first_grads.append(ref)
                 elif new is not old or new._version != old_version:
                     record.accumulated.append(ref)
+                if create and new is not None and new.grad_fn is not None:
+                    # With create_graph the gradient has a graph, made by this line.
+                    self.registry.tag_graph(new.grad_fn, self.context.origin)
         del before
         if api == "autograd.grad":
             record.results = [weakref.ref(t) for t in _tensors_in(out)]
