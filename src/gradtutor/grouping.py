@@ -124,7 +124,7 @@ def group_statements(
     for exec_id in sorted(const_nodes):
         for const in const_nodes.get(exec_id, ()):
             consts.setdefault(const.id, const)
-            link(const.id, f"s{exec_id}")
+            link(const.id, statement_group(exec_id))
     for edge in ops.edges:
         link(group_of[edge.src], group_of[edge.dst])
 
@@ -132,6 +132,16 @@ def group_statements(
     # is in the op graph too: drawn once, as what it is now.
     ordered = [c for c in consts.values() if c.id not in nodes] + [nodes[g] for g in order]
     return Graph(tuple(ordered), tuple(edges))
+
+
+def statement_group(step: Any) -> str:
+    """The id of the node of statement execution ``step`` (of its first part)."""
+    return f"s{step}"
+
+
+def statement_of(node_id: str) -> str:
+    """The statement node a part belongs to: ``s15~2`` -> ``s15``."""
+    return node_id.split("~", 1)[0]
 
 
 class _StatementParts:
@@ -157,7 +167,7 @@ class _StatementParts:
         step = node.step
         group = self.current.get(step)
         if group is None:
-            group = self.current[step] = f"s{step}"
+            group = self.current[step] = statement_group(step)
             self.started[group] = len(self.started)
         else:
             last = self.last
@@ -166,7 +176,7 @@ class _StatementParts:
                 and self._fed_by(last, group)
             ):
                 count = self.count[step] = self.count.get(step, 1) + 1
-                group = self.current[step] = f"s{step}~{count}"
+                group = self.current[step] = f"{statement_group(step)}~{count}"
                 self.started[group] = len(self.started)
         self.last = group
         return group

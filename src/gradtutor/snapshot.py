@@ -24,7 +24,7 @@ import torch
 
 from gradtutor import autograd_graph as ag
 from gradtutor.gcpause import no_cycle_collection
-from gradtutor.grouping import group_statements
+from gradtutor.grouping import group_statements, statement_group, statement_of
 from gradtutor.messages import message
 from gradtutor.model import CONST, LEAF, OP, STATEMENT, Binding, Edge, Graph, Node, Snapshot
 
@@ -469,7 +469,7 @@ class Snapshotter:
             if tag is not None and self.registry.alive(tag):
                 alive.add(node.id)
                 if node.kind == OP:
-                    alive.add(f"s{node.step}")
+                    alive.add(statement_group(node.step))
         return alive
 
     def names_unchanged(self, namespace: Mapping[str, Any], frame_key: Any) -> bool:
@@ -502,9 +502,9 @@ class Snapshotter:
         another module since (``model = Net()`` again): while a graph keeps
         them, they are drawn as ``model (old)``. Not those of a module whose
         name was deleted or holds no module now, nor a parameter taken out of
-        a module its name still holds (``delattr``). What the frames further out remember counts too,
-        for the names a function sees of theirs (its globals): the picture
-        does not change when a call is entered or left."""
+        a module its name still holds (``delattr``). What the frames further
+        out remember counts too, for the names a function sees of theirs (its
+        globals): the picture does not change when a call is entered or left."""
         known = self._module_params.get(frame_key, {})
         old: dict[int, tuple[str, str]] = {}
         outer = [history for key, history in self._module_params.items() if key != frame_key]
@@ -703,7 +703,7 @@ def with_dropped(previous: Graph, current: Graph, alive: Collection[str] = ()) -
         for n in previous.nodes
         # (A parameter of a named module that lost its name is not gone: it
         # is drawn as part of its module again.)
-        if not n.dropped and n.id in missing and n.id not in used and n.id.split("~", 1)[0] not in alive
+        if not n.dropped and n.id in missing and n.id not in used and statement_of(n.id) not in alive
         and not (n.kind == LEAF and n.detail)
     ]
     if not dropped:
