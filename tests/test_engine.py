@@ -646,3 +646,39 @@ def test_output_kept_in_memory_is_read_once_and_in_order():
         capture.stop()
         sys.stdout = saved
     assert taken == ["a\n", "", "bc\n", "0\n1\n2\n", 100_001, "y\n"] and reads == []
+
+
+CAPTURE_WHILE_A_THREAD_PRINTS = """
+import sys, threading
+from gradtutor.capture import OutputCapture
+capture = OutputCapture()
+capture.start()  # fd 1 now points at the capture's file
+lines = [f"línea {i} — ok" for i in range(20_000)]
+def speak():
+    for line in lines:
+        print(line)
+speaker = threading.Thread(target=speak)
+speaker.start()
+taken = []
+while speaker.is_alive():
+    taken.append(capture.take())
+speaker.join()
+taken.append(capture.take())
+capture.stop()
+want = "".join(line + "\\n" for line in lines)
+sys.stderr.write(f"{''.join(taken) == want} {sum(1 for t in taken if t)}")
+"""
+
+
+def test_what_a_thread_prints_while_steps_take_the_output_is_captured_whole_and_in_order(tmp_path):
+    # The program's threads write at fd 1's offset, which the capture's file
+    # shares: a take that moved it to read lost or garbled their lines (a CI
+    # run read "he thread speaks ...linee"). Many takes race many writes here.
+    import subprocess
+    import sys
+
+    path = tmp_path / "prog.py"
+    path.write_text(CAPTURE_WHILE_A_THREAD_PRINTS, encoding="utf-8")
+    run = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=120)
+    whole, takes_with_text = run.stderr.split()
+    assert run.stdout == "" and whole == "True" and int(takes_with_text) > 1, run.stderr

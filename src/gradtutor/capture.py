@@ -11,10 +11,12 @@ that descriptor (it has ``.buffer`` and ``.fileno()``). Without a usable fd 1
 
 from __future__ import annotations
 
+import codecs
 import io
 import os
 import sys
 import tempfile
+from collections import deque
 from typing import IO, Any
 
 
@@ -25,15 +27,17 @@ class OutputCapture:
         self._old_stdout: IO[str] | None = None
         self._old_fd: int | None = None
         self._file: IO[bytes] | None = None
-        self._memory: io.StringIO | None = None
+        self._memory: _MemoryStdout | None = None
         self._pos = 0
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
 
     def start(self) -> None:
         self._old_stdout = sys.stdout
         self._pos = 0
+        self._decoder.reset()
         fd = self._stdout_fd()
         if fd is None:
-            self._memory = io.StringIO()
+            self._memory = _MemoryStdout()
             sys.stdout = self._memory
             return
         self._old_stdout.flush()
@@ -61,27 +65,28 @@ class OutputCapture:
         if memory is not None:
             if memory.closed:  # the program closed sys.stdout: what it held is gone, as it would be
                 return ""
-            # Only what is new is read: a copy of all the program printed, at
-            # every step, would make a long run that prints quadratic.
-            at = memory.tell()  # where the program writes next
-            if at == self._pos:
-                return ""
-            memory.seek(self._pos)
-            chunk = memory.read()
-            self._pos = memory.tell()
-            memory.seek(at)
-            return chunk
+            return memory.take_new()
         if self._file is None:
             return ""
         _flush(sys.stdout)  # the program's stream, if it put its own there; ours writes through
-        # The file's end is where fd 1 writes next (they share one offset):
-        # nothing new is one cheap system call, not a seek and a read.
-        if os.lseek(self._file.fileno(), 0, os.SEEK_END) == self._pos:
-            return ""
-        self._file.seek(self._pos)
-        data = self._file.read()
-        self._pos += len(data)
-        return data.decode("utf-8", errors="replace")
+        # fd 1 and our file share one offset, which the program's threads may
+        # be writing at this moment: moving it (a seek back to read) would let
+        # their next write land over what is not read yet. pread reads at an
+        # offset of its own and leaves the shared one where the writers are.
+        fileno = self._file.fileno()
+        end = os.fstat(fileno).st_size
+        if end == self._pos:
+            return ""  # nothing new: one cheap system call
+        parts = []
+        while self._pos < end:
+            data = os.pread(fileno, end - self._pos, self._pos)
+            if not data:
+                break
+            parts.append(data)
+            self._pos += len(data)
+        # A thread may be halfway through writing a character: its first
+        # bytes wait for the rest in the decoder, not turned into "?".
+        return self._decoder.decode(b"".join(parts))
 
     def write_through(self, text: str) -> None:
         """Write ``text`` where the program's output would go without the
@@ -106,6 +111,28 @@ class OutputCapture:
             self._file.close()
         sys.stdout = self._old_stdout
         self._old_stdout = self._old_fd = self._file = self._memory = None
+
+
+class _MemoryStdout(io.StringIO):
+    """The program's ``sys.stdout`` when there is no fd 1 to capture: a
+    StringIO that also keeps what was written since the last take, so a step
+    reads only what is new (a copy of all the program printed, at every step,
+    would make a long run that prints quadratic). A deque, because the
+    program's threads may write while a step takes: its append and popleft
+    are atomic, where seeking the stream back to read is not."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._new: deque[str] = deque()
+
+    def write(self, text: str) -> int:
+        written = super().write(text)
+        self._new.append(text)
+        return written
+
+    def take_new(self) -> str:
+        new = self._new
+        return "".join(new.popleft() for _ in range(len(new)))
 
 
 def _flush(stream: Any) -> None:
