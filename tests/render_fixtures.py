@@ -272,7 +272,7 @@ def diamond_ops() -> Case:
 def module_statement() -> Case:
     """``h = model(x)`` and ``loss = F.mse_loss(h, t)`` in the statement view."""
     nodes = [const("x", "x"), const("t", "t"),
-             Node("m:model", MODULE, "model", names=("model",), detail="600 parameters"),
+             Node("m:model", MODULE, "model", names=("model",), detail="4 parameters, 600 values"),
              stmt(5, "model(x)", "h"), stmt(6, "MSE(h, t)", "loss")]
     return Case("module_statement", graph(nodes, "x>s5 m:model>s5 s5>s6 t>s6"), 6)
 

@@ -213,7 +213,7 @@ def test_a_named_module_is_one_statement_node_with_its_parameter_count(program):
     """))
     graph = doc["steps"][-1]["graph"]
     [module] = [n for n in graph["nodes"] if n["kind"] == "module"]
-    assert module["label"] == "model" and module["detail"] == "49 parameters"
+    assert module["label"] == "model" and module["detail"] == "4 parameters, 49 values"
     assert not [n for n in graph["nodes"] if n["kind"] == "leaf"]  # the parameters are inside it
     [stmt] = [n for n in graph["nodes"] if n["kind"] == "statement"]
     assert ["m:model", stmt["id"]] in graph["edges"]

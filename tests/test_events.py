@@ -466,7 +466,7 @@ def test_a_model_made_again_while_a_graph_holds_the_old_one_is_told(program):
     assert last["line"] == 14 and not [n for n in last["graph"]["nodes"] if n.get("former_names") == ["model"]]
     step = next(s for s in doc["steps"] if s["line"] == 7)
     [old] = [n for n in step["graph"]["nodes"] if n.get("former_names") == ["model"]]
-    assert old["kind"] == "module" and old["detail"] == "4 parameters"
+    assert old["kind"] == "module" and old["detail"] == "2 parameters, 4 values"
     assert "model (old)" not in [n["label"] for n in step["graph"]["nodes"]]
 
 
@@ -542,8 +542,9 @@ def test_the_legend_names_each_module_node_as_drawn(program):
     text = subprocess.run([sys.executable, "-m", "gradtutor", "explain", "--plain", "--width", "200", str(path)],
                           capture_output=True, text=True, timeout=120).stdout
     step6, step7 = text.split("── line 6 ")[1].split("── line 7 ")
-    assert "model: 8 parameters, drawn as one node" in step6 and "model (old): 4 parameters, drawn as one node" in step6
-    assert "model (dropped): 4 parameters, drawn as one node" in step7 and "model (old)" not in step7
+    assert "model: 2 parameters, 8 values, drawn as one node" in step6
+    assert "model (old): 2 parameters, 4 values, drawn as one node" in step6
+    assert "model (dropped): 2 parameters, 4 values, drawn as one node" in step7 and "model (old)" not in step7
 
 
 def test_a_parameter_taken_out_of_a_module_is_not_the_old_module(program):

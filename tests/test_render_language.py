@@ -61,14 +61,14 @@ def test_a_modules_size_is_said_in_the_drawings_language():
     from gradtutor.model import Edge, Graph, Node
     from gradtutor.render import render_graph
 
-    graph = Graph((Node("m", "module", "model", names=("model",), detail="193 parameters"),
+    graph = Graph((Node("m", "module", "model", names=("model",), detail="6 parameters, 193 values"),
                    Node("x", "const", "x", names=("x",), requires_grad=False),
                    Node("y", "statement", "model(x)", names=("y",), step=1)),
                   (Edge("m", "y"), Edge("x", "y")))
-    assert "model: 193 parameters, drawn as one node" in str(render_graph(graph, width=80))
-    assert "model：193 个参数，画作一个节点" in str(render_graph(graph, width=80, language="zh"))
-    one = Graph((Node("m", "module", "lin", names=("lin",), detail="1 parameter"),), ())
-    assert "lin: 1 parameter, drawn as one node" in str(render_graph(one, width=80))
+    assert "model: 6 parameters, 193 values, drawn as one node" in str(render_graph(graph, width=80))
+    assert "model：6 个参数，193 个值，画作一个节点" in str(render_graph(graph, width=80, language="zh"))
+    one = Graph((Node("m", "module", "lin", names=("lin",), detail="1 parameter, 1 value"),), ())
+    assert "lin: 1 parameter, 1 value, drawn as one node" in str(render_graph(one, width=80))
 
 
 def test_the_note_on_what_is_not_drawn_counts_in_each_language():

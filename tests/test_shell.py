@@ -319,6 +319,9 @@ def test_names_show_types_and_what_each_is_without_internal_ids():
         session.execute(text)
     said = _said(session.execute(":names"))
     assert re.search(r"opt\s+──▶\s+SGD\s+SGD over 2 tensors \(8 values\), lr=0\.1", said)
+    # A parameter is a tensor here as in the events ("6 parameters were
+    # cleared"); the values are the numbers they hold.
+    assert re.search(r"model\s+──▶\s+Linear\s+Linear \(2 parameters, 8 values\)", said)
     assert re.search(r"w\s+──▶\s+Tensor\s+tensor 3 float32 requires_grad", said)
     assert "SumBackward0: no name, still in the graph (was y)" in said
     assert not re.search(r"\b[tn]\d+\b", said)  # no node ids (t1, n5)

@@ -35,14 +35,14 @@ def group_statements(
     *,
     origins: Mapping[int, Any],
     const_nodes: Mapping[int, tuple[Node, ...]],
-    module_sizes: Mapping[str, int],
+    module_sizes: Mapping[str, tuple[int, int]],
     cache: dict[str, tuple[tuple[Node, ...], Node]] | None = None,
 ) -> Graph:
     """Group ``ops`` by statement execution; see the module docstring.
 
     ``origins`` maps an execution id to its ``Origin`` (line, source, label);
     ``const_nodes`` the const inputs each execution read; ``module_sizes``
-    the parameter count of each named module. ``cache`` keeps each statement
+    the size of each named module: its parameters, and the values they hold. ``cache`` keeps each statement
     node between calls, rebuilt only when one of its op nodes changed (a loop
     that adds a statement each iteration should not rebuild all the others).
     """
@@ -88,7 +88,10 @@ def group_statements(
             # A named module, or one a name held before ("model (old)"):
             # the size of the latter is of its parameters still in the graph.
             name, old = group[2:], group[0] == "o"
-            size = sum(_numel(m.shape) for m in members[group]) if old else module_sizes.get(name, 0)
+            if old:
+                size = (len(members[group]), sum(_numel(m.shape) for m in members[group]))
+            else:
+                size = module_sizes.get(name, (0, 0))
             nodes[group] = Node(
                 id=group,
                 kind=MODULE,
@@ -97,7 +100,7 @@ def group_statements(
                 former_names=(name,) if old else (),
                 requires_grad=True,
                 has_grad=any(m.has_grad for m in members[group]),
-                detail=f"{size} parameter{'' if size == 1 else 's'}",
+                detail=module_detail(*size),
             )
         elif group.startswith("s"):
             key = tuple(members[group])  # the nodes themselves: compared by identity first
@@ -196,6 +199,14 @@ class _StatementParts:
                         seen.add(feeder)
                         todo.append(feeder)
         return False
+
+
+def module_detail(parameters: int, values: int) -> str:
+    """A module node's size as the graph stores it, "6 parameters, 723
+    values": a parameter is a tensor, as ``model.parameters()`` and the
+    events count them; the values are the numbers they hold, the size a
+    paper quotes. (Pictures say it in their language; see render.scene.)"""
+    return f"{parameters} parameter{'' if parameters == 1 else 's'}, {values} value{'' if values == 1 else 's'}"
 
 
 def _numel(shape: tuple[int, ...] | None) -> int:

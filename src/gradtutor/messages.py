@@ -129,7 +129,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         # What a name refers to, in :names.
         "value_tensor": "tensor {shape} {dtype}{flags}",
         "value_scalar": "scalar",
-        "value_module": "{type} ({count:parameter|parameters})",
+        "value_module": "{type} ({count:parameter|parameters}, {values:value|values})",
         "value_optimizer": "{type} over {count:tensor|tensors} ({values:value|values}), lr={lr}",
         "value_optimizer_no_lr": "{type} over {count:tensor|tensors} ({values:value|values})",
         "value_container": "{type} of {count}{kinds}",
@@ -260,7 +260,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "error_no_folder_to_write": "无法写入 '{path}'：文件夹 '{folder}' 不存在",
         "value_tensor": "张量 {shape} {dtype}{flags}",
         "value_scalar": "标量",
-        "value_module": "{type}（{count} 个参数）",
+        "value_module": "{type}（{count} 个参数，{values} 个值）",
         "value_optimizer": "{type}，优化 {count} 个张量（{values} 个值），lr={lr}",
         "value_optimizer_no_lr": "{type}，优化 {count} 个张量（{values} 个值）",
         "value_container": "{type}，{count} 项{kinds}",

@@ -24,7 +24,7 @@ import torch
 
 from gradtutor import autograd_graph as ag
 from gradtutor.gcpause import no_cycle_collection
-from gradtutor.grouping import group_statements, statement_group, statement_of
+from gradtutor.grouping import group_statements, module_detail, statement_group, statement_of
 from gradtutor.messages import message
 from gradtutor.model import CONST, LEAF, OP, STATEMENT, Binding, Edge, Graph, Node, Snapshot
 
@@ -219,8 +219,9 @@ def describe_value(value: Any, language: str = "en") -> str:
             )
         return found
     if isinstance(value, torch.nn.Module):
-        n = sum(p.numel() for _, p in module_parts(value)[0])
-        return message(language, "value_module", type=kind.__name__, count=n)
+        parts = module_parts(value)[0]
+        values = sum(p.numel() for _, p in parts)
+        return message(language, "value_module", type=kind.__name__, count=len(parts), values=values)
     if isinstance(value, torch.optim.Optimizer):
         return _describe_optimizer(value, language)
     if kind in (int, float, bool, complex) or value is None:
@@ -348,18 +349,20 @@ class Snapshotter:
             remember = False
         tensors, modules = split_namespace(namespace)
         param_names: dict[int, tuple[str, str]] = {}
-        module_sizes: dict[str, int] = {}  # the modules drawn, one node each
-        sizes: dict[str, int] = {}  # every name of a module (for :names)
+        module_sizes: dict[str, tuple[int, int]] = {}  # the modules drawn, one node each: (parameters, values)
+        sizes: dict[str, tuple[int, int]] = {}  # every name of a module (for :names)
         params: dict[int, tuple[torch.Tensor, torch.nn.Module]] = {}
         for mod_name, module in () if lite else modules:
-            size, claimed = 0, False
+            count = values = 0
+            claimed = False
             for p_name, param in scan_names(namespace).parts(module)[0]:
                 if id(param) not in param_names:
                     param_names[id(param)] = (f"{mod_name}.{p_name}", mod_name)
                     params[id(param)] = (param, module)
                     claimed = True
-                size += param.numel()
-            sizes[mod_name] = size
+                count += 1
+                values += param.numel()
+            size = sizes[mod_name] = (count, values)
             # A module another name already drew (``self`` and ``model`` in
             # ``forward``), a part of one, or one without parameters yet
             # (``super().__init__()``) is not a node of its own: it would
@@ -642,7 +645,7 @@ class Snapshotter:
         ops: Graph,
         origins: Mapping[int, ag.Origin],
         consts: Mapping[int, tuple[Node, ...]],
-        module_sizes: Mapping[str, int],
+        module_sizes: Mapping[str, tuple[int, int]],
     ) -> Graph:
         key = (ops, tuple(sorted(consts.items())), tuple(sorted(module_sizes.items())))
         if self._grouped is not None and self._grouped[0] == key:
@@ -656,7 +659,7 @@ class Snapshotter:
         self._grouped = (key, graph)
         return graph
 
-    def _bindings(self, namespace: Mapping[str, Any], module_sizes: Mapping[str, int] | None = None) -> tuple[Binding, ...]:
+    def _bindings(self, namespace: Mapping[str, Any], module_sizes: Mapping[str, tuple[int, int]] | None = None) -> tuple[Binding, ...]:
         """Every tracked name and what it refers to."""
         out = []
         for name in sorted(namespace):
@@ -665,7 +668,7 @@ class Snapshotter:
                 continue
             node = self._node_of(value) if isinstance(value, torch.Tensor) else None
             if module_sizes is not None and name in module_sizes and isinstance(value, torch.nn.Module):
-                out.append(Binding(name, type(value).__name__, node, f"{type(value).__name__} ({module_sizes[name]} parameters)"))
+                out.append(Binding(name, type(value).__name__, node, f"{type(value).__name__} ({module_detail(*module_sizes[name])})"))
             else:
                 out.append(Binding(name, type(value).__name__, node, describe_value(value)))
         return tuple(out)

@@ -3,6 +3,7 @@ options, and the words of every node (cached per width limit)."""
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -108,12 +109,16 @@ class Scene:
 
 
 def _module_size(scene: Scene, detail: str) -> str:
-    """"193 parameters" (how the graph stores a module's size) in the
-    drawing's language: "193 个参数"."""
-    count, _, unit = detail.partition(" ")
-    if count.isdigit() and unit in ("parameter", "parameters"):
-        return scene.say("module_size", count=int(count), s=plural(int(count)))
-    return detail
+    """"6 parameters, 193 values" (how the graph stores a module's size,
+    ``grouping.module_detail``) in the drawing's language: "6 个参数，193 个值"."""
+    match = _MODULE_DETAIL.fullmatch(detail)
+    if match is None:
+        return detail
+    count, values = int(match[1]), int(match[2])
+    return scene.say("module_size", count=count, s=plural(count), values=values, values_s=plural(values))
+
+
+_MODULE_DETAIL = re.compile(r"(\d+) parameters?, (\d+) values?")
 
 
 def make_scene(
