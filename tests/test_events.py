@@ -671,10 +671,44 @@ def test_library_code_is_attributed_to_the_users_call_and_worded_for_what_it_is(
     # Building and converting the model says nothing; BatchNorm's running
     # statistics are buffers, not an optimizer step; Adam's own moment
     # estimates are not the user's tensors.
-    assert inplace == [(5, "model", "buffers", "Sequential.forward", 1),
+    assert inplace == [(5, "model", "buffers", "Sequential.forward", 3),
                        (7, "model", "optimizer", "Adam.step", 6)]
     [clipped] = events(doc, "grad-reset")
     assert (clipped["line"], clipped["name"], clipped["how"], clipped["parameters"]) == (8, "model", "changed", 6)
+
+
+def test_running_statistics_updated_inside_batch_norm_are_counted_with_the_counter(program):
+    # BatchNorm's forward bumps num_batches_tracked with add_, where the mode
+    # sees it; the running mean and variance change inside F.batch_norm's C
+    # call, versions untouched. All three are the module's buffers.
+    import subprocess
+    import sys
+
+    path = program("""
+        import torch
+        import torch.nn.functional as F
+        bn = torch.nn.BatchNorm1d(4)
+        x = torch.randn(8, 4)
+        y = bn(x)
+        bn.eval()
+        y = bn(x)
+        inorm = torch.nn.InstanceNorm1d(4, track_running_stats=True)
+        z = inorm(torch.randn(2, 4, 5))
+        mean, var = torch.zeros(4), torch.ones(4)
+        y = F.batch_norm(x, mean, var, training=True)
+        y = F.batch_norm(x, mean, var)
+    """)
+    doc = explain_json(path)
+    inplace = [(e["line"], e["name"], e.get("how"), e["op"], e.get("parameters"), e.get("times"))
+               for e in events(doc, "inplace")]
+    # Nothing at line 7 (eval: the statistics are read) nor at line 12.
+    assert inplace == [(5, "bn", "buffers", "add_, batch_norm", 3, None),
+                       (9, "inorm", "buffers", "instance_norm", 2, None),
+                       (11, "mean", None, "batch_norm", None, None),
+                       (11, "var", None, "batch_norm", None, None)]
+    text = subprocess.run([sys.executable, "-m", "gradtutor", "explain", "--plain", "--width", "200", str(path)],
+                          capture_output=True, text=True, timeout=120).stdout
+    assert "bn's buffers were updated in place (add_, batch_norm, 3 buffers)" in text
 
 
 def test_a_loop_variable_moving_on_leaves_nothing_behind_when_no_graph_uses_the_old_tensor(program):

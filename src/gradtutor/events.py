@@ -113,7 +113,9 @@ def detect_events(
     # Changes made in place are one event per kind, target, how and op: an
     # optimizer step is one event per module with the count of its tensors; a
     # tensor changed again and again by library code is one event with a count.
-    changes: dict[tuple[str, str, str, str], tuple[int, bool, set[int], list[int]]] = {}
+    # A module's buffers are one event whatever updated them (a BatchNorm's
+    # counter by add_, its running statistics by batch_norm): its ops listed.
+    changes: dict[tuple[str, str, str, str], tuple[int, bool, set[int], list[int], dict[str, None]]] = {}
     backwards: dict[tuple[Any, ...], tuple[int, int]] = {}
     for rec in records:
         rec_line = rec.line if rec.line is not None else line
@@ -172,16 +174,19 @@ def detect_events(
             change_key, of_module, event = change
             target = rec.ref()
             if change_key not in changes:
-                changes[change_key] = (len(events), of_module, set(), [0])
+                changes[change_key] = (len(events), of_module, set(), [0], {})
                 events.append(event)
             changes[change_key][2].add(id(target))
             changes[change_key][3][0] += 1
+            changes[change_key][4][rec.op] = None
 
     for index, times in backwards.values():
         if times > 1:
             events[index] = Event.make("backward", events[index].line, **{**events[index].data, "times": times})
-    for index, of_module, targets, counter in changes.values():
+    for index, of_module, targets, counter, ops in changes.values():
         extra = {"parameters": len(targets)} if of_module else ({"times": counter[0]} if counter[0] > 1 else {})
+        if len(ops) > 1:
+            extra["op"] = ", ".join(ops)
         if extra:
             events[index] = Event.make(events[index].kind, events[index].line, **{**events[index].data, **extra})
     events.extend(_name_events(line, iteration, namespace if scope is None else scope, tracker, snapshot, namespace))
@@ -283,7 +288,7 @@ def _tensor_change(
     if id(target) in buffers:
         # BatchNorm's running statistics and the like: not parameters, not in any graph.
         module = buffers[id(target)]
-        return ("inplace", module, "buffers", rec.op), True, Event.make("inplace", line, name=module, op=rec.op, how="buffers", **via)
+        return ("inplace", module, "buffers", ""), True, Event.make("inplace", line, name=module, op=rec.op, how="buffers", **via)
     if library:
         return None  # library code changing a tensor of its own
     return ("inplace", "", "", rec.op), False, Event.make("inplace", line, name=None, op=rec.op, version=rec.version)

@@ -252,6 +252,11 @@ def _tensors_in(value: Any) -> list[torch.Tensor]:
     return []
 
 
+def _arg(args: tuple[Any, ...], kwargs: dict[str, Any], index: int, name: str) -> Any:
+    """A call's argument, given by position or by name."""
+    return args[index] if len(args) > index else kwargs.get(name)
+
+
 class CallObserver(TorchFunctionMode):
     """The mode that watches the user's torch calls. ``paused`` lets the tutor's
     own bookkeeping run without being observed."""
@@ -280,6 +285,8 @@ class CallObserver(TorchFunctionMode):
             _DATA_GET: self._on_detach,
             _GRAD_SET: self._on_grad_set,
             _DATA_SET: self._on_data_set,
+            torch.nn.functional.batch_norm: self._on_running_stats,
+            torch.nn.functional.instance_norm: self._on_running_stats,
         }
         # id(t.data result) -> (weakref to it, weakref to t): an in-place op on
         # it changes t behind autograd's back. Entries leave with the tensor.
@@ -698,6 +705,27 @@ class CallObserver(TorchFunctionMode):
                 tag = self.registry.tag_of(after)
                 if tag is not None and tag.replaces is None:
                     tag.replaces = self.registry.tag_of(before)
+        return out
+
+    def _on_running_stats(self, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        """F.batch_norm, F.instance_norm: in training (in instance_norm, when
+        it uses the input's statistics) they update the running mean and
+        variance they are given, in place, inside one C call the mode does
+        not see and without bumping their versions: told by the arguments."""
+        out = call_warning_at_caller(func, args, kwargs, self._run)
+        self._after_call(args, out)
+        flag = "training" if func is torch.nn.functional.batch_norm else "use_input_stats"
+        if _arg(args, kwargs, 5, flag) or (flag == "use_input_stats" and len(args) <= 5 and flag not in kwargs):
+            stats = [_arg(args, kwargs, 1, "running_mean"), _arg(args, kwargs, 2, "running_var")]
+            changed = [t for t in stats if isinstance(t, torch.Tensor)]
+            if changed:
+                self.registry.inplace_epoch += 1
+                library, kind = self._library_call()
+                for t in changed:
+                    self.add_record(InplaceRecord(
+                        self.context.line, self.context.origin, func.__name__, weakref.ref(t), t._version,
+                        tuple(t.shape), None, library, kind,
+                    ))
         return out
 
     def _on_detach(self, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
