@@ -178,7 +178,7 @@ def detect_events(
                 events.append(event)
             changes[change_key][2].add(id(target))
             changes[change_key][3][0] += 1
-            changes[change_key][4][rec.op] = None
+            changes[change_key][4][getattr(rec, "op", "")] = None
 
     for index, times in backwards.values():
         if times > 1:
