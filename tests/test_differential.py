@@ -422,3 +422,30 @@ def test_caught_errors_in_a_loop_cost_no_more_memory_than_under_python(tmp_path)
         printed = tutor.stdout if "json" not in mode else "".join(s["output"] for s in json.loads(tutor.stdout)["steps"])
         tutor_peak = int(printed.split("peak MB ")[-1].split()[0])
         assert tutor_peak <= 1.2 * peak, (mode, tutor_peak, peak)
+
+
+def test_a_failure_of_the_tutors_own_names_the_step_it_was_following(tmp_path, monkeypatch, capsys):
+    # The tutor finishes a step when the next line begins: a failure there is
+    # the finished step's, not the line python is about to run.
+    from gradtutor import engine
+    from gradtutor.cli import main
+
+    path = tmp_path / "prog.py"
+    path.write_text("import torch\nx = torch.ones(2, requires_grad=True)\ny = (x * 2).sum()\ny.backward()\nprint(x.grad)\n")
+    real = engine.detect_events
+
+    def fail_at_line_3(**kwargs):
+        if kwargs["line"] == 3:
+            raise RuntimeError("failure planted at line 3")
+        return real(**kwargs)
+
+    monkeypatch.setattr(engine, "detect_events", fail_at_line_3)
+    assert main(["explain", "--format", "json", str(path)]) == 0
+    captured = capsys.readouterr()
+    doc = json.loads(captured.out)
+    assert [(e["line"], e["message"]) for e in doc["internal_errors"]] == [(3, "RuntimeError: failure planted at line 3")]
+    assert "gradtutor: could not follow line 3 of" in captured.err
+    # ... and the steps after it are followed (they each failed again).
+    steps = {step["line"]: [e["kind"] for e in step["events"]] for step in doc["steps"]}
+    assert 4 in steps and "backward" in steps[4] and 5 in steps
+    assert "".join(step["output"] for step in doc["steps"]) == "tensor([2., 2.])\n"

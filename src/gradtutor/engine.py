@@ -552,12 +552,26 @@ class Engine:
             self.observer.paused = False
             return self._local_trace
 
+    def _finish_safely(self, frame: FrameType, state: _Frame, returning: Any = None) -> None:
+        """``_finish``; a failure of the tutor's own is that step's, reported,
+        and stepping goes on with the next statement (not stuck on this one,
+        failing again at every line that follows)."""
+        try:
+            self._finish(frame, state, returning)
+        except Exception as exc:
+            self._internal_error(frame, exc)
+            self.observer.paused = False
+
     def _internal_error(self, frame: FrameType, exc: Exception) -> None:
         try:
             text = f"{type(exc).__name__}: {exc}"
         except Exception:  # an exception whose text cannot be made
             text = type(exc).__name__
-        self.internal_errors.append(InternalError(frame.f_code.co_filename, frame.f_lineno, text))
+        # The step the tutor was following: the frame's pending statement
+        # (a "line" event finishes the previous one before it begins its own).
+        state = self._frames.get(_frame_key(frame))
+        line = state.stmt.start if state is not None and state.stmt is not None else frame.f_lineno
+        self.internal_errors.append(InternalError(frame.f_code.co_filename, line, text))
 
     def _trace_event(self, frame: FrameType, event: str, arg: Any) -> Any:
         state = self._frames.get(_frame_key(frame))
@@ -573,7 +587,7 @@ class Engine:
                 return self._local_trace
             previous = state.stmt
             if previous is not None:
-                self._finish(frame, state)
+                self._finish_safely(frame, state)
             state.leaving = previous is not None and stmt.start < previous.start <= stmt.with_end
             if state.is_module:
                 self._withdrawn.clear()  # once a top-level statement is over, it is over
@@ -591,7 +605,7 @@ class Engine:
                 self._withdrawn[id(exc)] = exc
                 state.exception = None
             if state.stmt is not None:
-                self._finish(frame, state, returning=arg)
+                self._finish_safely(frame, state, returning=arg)
             if _suspended(frame):
                 state.stmt = None  # the statement after the yield starts anew on resume
                 self._leave_frame(state)
