@@ -241,3 +241,43 @@ def test_source_too_deeply_nested_to_compile_ends_as_under_python(tmp_path):
         assert done.returncode == 1, done.stderr
         assert "RecursionError: maximum recursion depth exceeded during compilation" in done.stderr
         assert "internal error" not in done.stderr
+
+
+def test_the_hidden_last_steps_of_a_call_are_told_under_the_line_that_made_it(capsys, tmp_path):
+    # update()'s loop ends hidden and the function returns: no later step of
+    # its own can carry the note, so the caller's line does, before the next
+    # line, in text and in JSON.
+    path = tmp_path / "prog.py"
+    path.write_text("import torch\n"
+                    "def update(ps):\n"
+                    "    for p in ps:\n"
+                    "        p.mul_(0.5)\n"
+                    "update([torch.ones(2) for _ in range(6)])\n"
+                    "print('done')\n")
+    assert main(["--plain", "--width", "100", "explain", str(path)]) == 0
+    text = capsys.readouterr().out
+    between = text.split("── line 4 in update(), run 3")[1].split("── line 6 ")[0]
+    assert "(7 more loop steps not shown; what they did was shown above and happened again: p was changed in " \
+           "place (mul_) ×3)" in " ".join(between.split())
+    assert main(["explain", "--format", "json", str(path)]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    [line5] = [step for step in doc["steps"] if step["line"] == 5]
+    assert line5["hidden_before"]["steps"] == 7 and [e["count"] for e in line5["hidden_before"]["repeated"]] == [3]
+
+
+def test_hidden_steps_count_an_optimizer_step_and_a_buffer_update_apart(capsys, tmp_path):
+    # Both are "model was changed in place": counted as one, the note said
+    # "model's buffers were updated ... ×6" and nothing of the optimizer.
+    path = tmp_path / "prog.py"
+    path.write_text("import torch\n"
+                    "from torch import nn\n"
+                    "model = nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4))\n"
+                    "opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+                    "x = torch.randn(8, 3)\n"
+                    "for i in range(6):\n"
+                    "    model(x).sum().backward()\n"
+                    "    opt.step()\n")
+    assert main(["--plain", "--width", "300", "explain", str(path)]) == 0
+    note = " ".join(capsys.readouterr().out.split("loop steps not shown")[-1].split())
+    assert "model's buffers were updated in place (add_, batch_norm, 3 buffers) ×3" in note
+    assert "model's parameters were updated in place by an optimizer step (add_) ×3" in note

@@ -705,6 +705,20 @@ class Engine:
         if not state.is_module:
             self._forget_frame(state.key)
         self._leave_frame(state)
+        if state.hidden and self._stack:
+            # The call's last steps were hidden and it returned: its caller's
+            # next shown step says they happened (the call's own next shown
+            # step, which would have, never comes).
+            caller = self._stack[-1]
+            caller.hidden += state.hidden
+            for signature, (event, times) in state.repeated.items():
+                entry = caller.repeated.get(signature)
+                if entry is None:
+                    caller.repeated[signature] = [event, times]
+                else:
+                    entry[1] += times
+            state.hidden = 0
+            state.repeated = {}
 
     def _forget_frame(self, key: int) -> None:
         """Drop what the tutor keeps of a function's frame (its key, an id, may come back)."""
@@ -1080,7 +1094,11 @@ def _worth_repeating(event: Event) -> bool:
 
 
 def _signature(event: Event) -> tuple[Any, ...]:
-    return (event.kind, event.get("name"), event.get("cause"), event.get("old_in_graph"))
+    """What makes two events the same thing happening again: a note counts
+    them under one title. How and by which op a tensor changed are part of
+    it: "model's parameters were updated by an optimizer step" is not
+    "model's buffers were updated", nor is "lerp_" "copy_"."""
+    return (event.kind, event.get("name"), event.get("cause"), event.get("old_in_graph"), event.get("how"), event.get("op"))
 
 
 def _with_origins(event: Event) -> Event:

@@ -52,6 +52,10 @@ class StepPrinter:
         self.narrator = narrator
         self.show = show
         self.headed: set[int] = set()  # steps whose heading is printed
+        # Per headed step, the hidden steps its heading's note told of (their
+        # count, and each repeated event's): the rest, when it finishes, are
+        # the hidden last steps of functions it called.
+        self._told: dict[int, tuple[int, dict[int, int]]] = {}
         self.last: int | None = None  # the step printed to last
 
     def begin(self, start: Any) -> None:
@@ -69,6 +73,8 @@ class StepPrinter:
         else:
             self.show(header)
         self.headed.add(start.index)
+        if start.hidden:
+            self._told[start.index] = (start.hidden, {id(e): n for e, n in start.repeated})
         self.last = start.index
 
     def finish(self, step: Step) -> None:
@@ -76,6 +82,13 @@ class StepPrinter:
         shown: list[RenderableType] = []
         if step.index in self.headed:
             self.headed.discard(step.index)
+            told, told_repeated = self._told.pop(step.index, (0, {}))
+            hidden = step.extra.get("hidden", 0) - told
+            if hidden > 0:
+                repeated = [(e, n - told_repeated.get(id(e), 0)) for e, n in step.extra.get("repeated", ())]
+                shown.append(hidden_note(hidden, narrator.repeated([(e, n) for e, n in repeated if n > 0], step.file),
+                                         narrator.options.ascii, narrator.options.language))
+                self.last = None  # what the step says next needs its heading again
             if self.last != step.index and (step.output or step.events or step.grad_changes):
                 language = narrator.options.language
                 where = step_where(step, language) + say(language, "continued")
