@@ -281,3 +281,12 @@ def test_hidden_steps_count_an_optimizer_step_and_a_buffer_update_apart(capsys, 
     note = " ".join(capsys.readouterr().out.split("loop steps not shown")[-1].split())
     assert "model's buffers were updated in place (add_, batch_norm, 3 buffers) ×3" in note
     assert "model's parameters were updated in place by an optimizer step (add_) ×3" in note
+
+
+def test_what_the_program_prints_is_never_cut_at_the_drawing_width(capsys, tmp_path):
+    # (lpe_dynamic_net's result line came out cut at 100 columns, no mark.)
+    path = tmp_path / "prog.py"
+    path.write_text("import torch\nprint('a' * 150)\nprint('b' * 130, end='')\n")
+    assert main(["--plain", "--width", "100", "explain", str(path)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert "a" * 150 in lines and "b" * 130 in lines

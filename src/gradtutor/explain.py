@@ -335,7 +335,9 @@ def _explain_text(args: argparse.Namespace, env: Environment, run: Callable[...,
         level=level, width=width, ascii=args.ascii or not env.unicode, language=language, graph=getattr(args, "graph", "touched")
     )
     narrator = Narrator(book_for(language), options)
-    printer = StepPrinter(narrator, console.print)
+    # Not cropped: what the program printed, and a traceback, come out whole
+    # (a long line wraps in the terminal); the rest is made to fit already.
+    printer = StepPrinter(narrator, lambda renderable: console.print(renderable, crop=False))
 
     def finish(result: RunResult) -> int:
         stream.write_through = None
