@@ -73,7 +73,25 @@ def run_tutor(path: str) -> dict:
         "internal_errors": [e.to_json() for e in result.internal_errors],
         "steps": len(result.steps),
         "disagreements": check_run(steps),
+        "unseen_in_notes": unseen_in_notes(steps, result.hidden_repeated),
     }
+
+
+def unseen_in_notes(steps: list, total_repeated: list) -> list[str]:
+    """Events a note on hidden steps says were "shown above" that no earlier
+    step showed: each as "line N: kind name"."""
+    from gradtutor.engine import _signature
+
+    seen: set = set()
+    unseen = []
+    for step in steps:
+        for event, _ in step.extra.get("repeated", ()):
+            if _signature(event) not in seen:
+                unseen.append(f"before line {step.line}: {event.kind} {event.get('name') or event.get('root') or ''}")
+        seen.update(_signature(e) for e in step.events)
+    unseen += [f"at the end: {e.kind} {e.get('name') or e.get('root') or ''}" for e, _ in total_repeated
+               if _signature(e) not in seen]
+    return unseen
 
 
 def main() -> None:

@@ -280,7 +280,7 @@ def test_hidden_steps_count_an_optimizer_step_and_a_buffer_update_apart(capsys, 
     assert main(["--plain", "--width", "300", "explain", str(path)]) == 0
     note = " ".join(capsys.readouterr().out.split("loop steps not shown")[-1].split())
     assert "model's buffers were updated in place (add_, batch_norm, 3 buffers) ×3" in note
-    assert "model's parameters were updated in place by an optimizer step (add_) ×3" in note
+    assert "model's parameters were updated in place by an optimizer step (add_, 4 parameters) ×3" in note
 
 
 def test_what_the_program_prints_is_never_cut_at_the_drawing_width(capsys, tmp_path):
@@ -290,3 +290,28 @@ def test_what_the_program_prints_is_never_cut_at_the_drawing_width(capsys, tmp_p
     assert main(["--plain", "--width", "100", "explain", str(path)]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert "a" * 150 in lines and "b" * 130 in lines
+
+
+def test_a_note_on_hidden_steps_tells_each_backward_by_its_root_and_says_only_what_was_shown(capsys, tmp_path):
+    # Two backwards a loop: counted as one ("backward through a ... ×6")
+    # they hid b's. A function's step under no_grad, hidden as a repeat of
+    # its training runs, said "shown above" of an event never shown.
+    path = tmp_path / "prog.py"
+    path.write_text("import torch\n"
+                    "w = torch.ones(2, requires_grad=True)\n"
+                    "def forward(x):\n"
+                    "    out = torch.mv(x, w)\n"
+                    "    return out\n"
+                    "for i in range(6):\n"
+                    "    a = forward(torch.ones(3, 2))\n"
+                    "    a.sum().backward()\n"
+                    "    b = (w * w * 3).sum()\n"
+                    "    b.backward()\n"
+                    "with torch.no_grad():\n"
+                    "    a = forward(torch.ones(3, 2))\n")
+    assert main(["--plain", "--width", "300", "explain", str(path)]) == 0
+    text = capsys.readouterr().out
+    note = " ".join(text.split("loop steps not shown")[-1].split())
+    assert "backward: 1 node freed its saved tensors ×3" in note
+    assert "backward through b: 2 nodes freed their saved tensors ×3" in note
+    assert "• out was computed without recording a graph" in text  # (line 4, run 7: shown)

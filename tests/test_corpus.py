@@ -51,3 +51,5 @@ def test_each_program_behaves_as_under_python_and_says_only_what_its_picture_sho
     assert tutor["stdout"] == plain["stdout"]
     assert (tutor["exit_code"], tutor["exception"]) == (plain["exit_code"], plain["exception"])
     assert tutor["disagreements"] == []
+    # A note on hidden steps says what they did "was shown above": it was.
+    assert tutor["unseen_in_notes"] == []

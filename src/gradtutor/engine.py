@@ -233,6 +233,7 @@ class Engine:
         # for it, where a long run of a micrograd-like program is stepped.
         self._plain_calls = PlainCalls(max_iterations + 2) if unstep_plain_functions else None
         self._shown: dict[tuple[Any, int], set[tuple[Any, ...]]] = {}  # event kinds shown per statement
+        self._shown_anywhere: set[tuple[Any, ...]] = set()  # ... and in the whole run
 
     def _is_user_file(self, filename: str) -> bool:
         return filename in self._indexes
@@ -842,7 +843,11 @@ class Engine:
             signatures = [_signature(e) for e in events]
             # (A step of the first iterations is shown whatever it says; what
             # it said counts as shown for the later ones.)
-            hidden = self._seen_before((state.code, stmt.start), events, signatures) and likely_hidden
+            where = (state.code, stmt.start)
+            hidden = likely_hidden and self._seen_before(where, events, signatures)
+            if not (hidden and not output):
+                self._shown.setdefault(where, set()).update(signatures)
+                self._shown_anywhere.update(signatures)
             if hidden and not output:
                 self._count_hidden(state, events, signatures)
                 if records:
@@ -1017,19 +1022,22 @@ class Engine:
 
     def _seen_before(self, where: tuple[Any, int], events: list[Event], signatures: list[tuple[Any, ...]]) -> bool:
         """Past the first iterations, a loop step is hidden when it says nothing
-        new: only routine events, or the same kinds for the same names as a
-        step of this line already shown (a growing graph is reported, not
-        reported again every iteration). Errors are always shown.
+        new: the same kinds for the same names as a step of this line already
+        shown (a growing graph is reported, not reported again every
+        iteration), or routine events (a backward, an in-place change) shown
+        somewhere already: a hidden step's note says its events were "shown
+        above", which must be so. Errors are always shown.
         ``signatures``: the events' (``_signature``)."""
-        shown = self._shown.get(where)
-        if shown is None:
-            shown = self._shown[where] = set()
-        fresh = False
+        shown = self._shown.get(where, ())
         for event, signature in zip(events, signatures):
-            if not is_routine(event) and (event.kind == "error" or signature not in shown):
-                fresh = True
-        shown.update(signatures)
-        return not fresh
+            if event.kind == "error":
+                return False
+            if is_routine(event):
+                if _worth_repeating(event) and signature not in self._shown_anywhere:
+                    return False
+            elif signature not in shown:
+                return False
+        return True
 
     def _record_const_reads(
         self, origin: ag.Origin, stmt: StatementInfo, namespace: Mapping[str, Any]
@@ -1095,10 +1103,25 @@ def _worth_repeating(event: Event) -> bool:
 
 def _signature(event: Event) -> tuple[Any, ...]:
     """What makes two events the same thing happening again: a note counts
-    them under one title. How and by which op a tensor changed are part of
-    it: "model's parameters were updated by an optimizer step" is not
-    "model's buffers were updated", nor is "lerp_" "copy_"."""
-    return (event.kind, event.get("name"), event.get("cause"), event.get("old_in_graph"), event.get("how"), event.get("op"))
+    them under one title, so all that title says is in it (a backward's
+    root, API and freed nodes; how, by which op and on how many parameters
+    a tensor changed), and nothing that moves at every iteration (a
+    version, a graph's size)."""
+    return (event.kind,) + tuple((key, _hashable(value)) for key, value in event.fields if key not in _VOLATILE)
+
+
+# Event fields that change at every iteration of the same thing happening:
+# a version, a graph's size, the nodes a name points at, where a node was made.
+_VOLATILE = frozenset({"version", "nodes", "times", "node", "old_node", "node_line", "node_file", "node_source",
+                       "message"})
+
+
+def _hashable(value: Any) -> Any:
+    try:
+        hash(value)
+    except TypeError:
+        return repr(value)
+    return value
 
 
 def _with_origins(event: Event) -> Event:
