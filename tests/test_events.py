@@ -895,3 +895,24 @@ def test_module_parts_are_what_named_parameters_and_buffers_give(index):
     params, buffers = module_parts(module)
     assert [(path, id(p)) for path, p in params] == [(path, id(p)) for path, p in module.named_parameters()]
     assert [id(b) for b in buffers] == [id(b) for b in module.buffers()]
+
+
+def test_a_change_a_statement_makes_to_what_it_made_itself_is_not_a_change_in_place(program):
+    # nn.ReLU(inplace=True) inside model(x), F.relu(..., inplace=True) on a
+    # fresh result: steps of computing out and x, which never changed after
+    # their lines handed them over (dcgan, wgan_gp_toy, finetuning said
+    # "output [changed in place]", "x was changed in place").
+    doc = run(program, """
+        import torch
+        from torch import nn
+        import torch.nn.functional as F
+        model = nn.Sequential(nn.Linear(3, 4), nn.ReLU(inplace=True), nn.Linear(4, 1))
+        x = torch.randn(2, 3)
+        out = model(x)
+        x = F.relu(x @ torch.ones(3, 3, requires_grad=True), inplace=True)
+        out.add_(1)
+    """)
+    assert [(e["line"], e["name"]) for e in events(doc, "inplace")] == [(8, "out")]
+    changed = {s["line"]: [n.get("changed_at") for n in (s.get("graph") or s["graph_delta"])["nodes"] if "out" in n.get("names", ())]
+               for s in doc["steps"] if s["line"] in (6, 8)}
+    assert changed == {6: [None], 8: [[8]]}

@@ -72,7 +72,9 @@ def group_statements(
             group = group_of[node.inplace_of]
             add(group, node)
             origin = origins.get(node.step) if node.step is not None else None
-            if node.line is not None:
+            # (A change the statement made to what it made itself, before
+            # handing it over, is part of making it: not "changed in place".)
+            if node.line is not None and statement_of(group) != statement_group(node.step):
                 changed.setdefault(group, []).append((origin.filename if origin else "", node.line))
         elif node.kind == OP:
             add(parts.group(node), node)

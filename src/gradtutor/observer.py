@@ -680,6 +680,11 @@ class CallObserver(TorchFunctionMode):
             raise
         self.registry.inplace_epoch += 1
         if target is not None:
+            # A tensor this very statement made, changed before the statement
+            # handed it over (nn.ReLU(inplace=True) inside model(x)): a step
+            # of its computing, not a change of anything the user had.
+            tag = self.registry.tag_of(before) if before is not None else None
+            made_here = tag is not None and tag.origin is self.context.origin
             view = self._data_views.get(id(target))
             data_of = view[1] if view is not None and view[0]() is target else None
             library, kind = self._library_call()
@@ -694,7 +699,8 @@ class CallObserver(TorchFunctionMode):
                 library,
                 kind,
             )
-            self.add_record(rec)
+            if not made_here:
+                self.add_record(rec)
             self.inplace_history.append(rec)
             if len(self.inplace_history) > 256:
                 del self.inplace_history[:128]
