@@ -61,3 +61,33 @@ def test_a_gradient_written_through_data_by_steps_not_shown_is_not_reported_late
     assert doc["steps"][-1]["output"] == "tensor([0.1250, 0.1250])\n"
     assert changes(doc, 7) == []
     assert [c[2] for c in changes(doc, 6)] == [[2.0, 2.0], [1.0, 1.0], [0.5, 0.5]]
+
+
+def test_a_gradient_changed_while_no_name_held_its_tensor_is_not_told_at_the_next_line_that_names_it(program):
+    # lpe_polynomial_nn: the backward ran while ``param`` named the bias; the
+    # weight's new gradient was told at ``param -= ...`` (line 10), which
+    # reads it. pinn_burgers: one a backward in train() set was told at
+    # ``lam = self.lam`` (line 15), in another method.
+    doc = explain_json(program("""
+        import torch
+        model = torch.nn.Linear(3, 1)
+        x = torch.randn(4, 3)
+        for t in range(3):
+            y = model(x).sum()
+            model.zero_grad()
+            y.backward()
+            with torch.no_grad():
+                for param in model.parameters():
+                    param -= 0.1 * param.grad
+        class P:
+            def __init__(self):
+                self.lam = torch.ones(1, requires_grad=True)
+            def f(self, x):
+                lam = self.lam
+                return (lam * x).sum()
+        p = P()
+        for i in range(3):
+            p.f(torch.ones(2)).backward()
+    """))
+    assert changes(doc, 10) == [] and changes(doc, 15) == []
+    assert ["param", None, [4.0]] in changes(doc, 7)  # (the bias's, which param names then)

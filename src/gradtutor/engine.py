@@ -863,7 +863,7 @@ class Engine:
                     running=self._running_lines(state),
                 )
                 events = with_growth_sizes(events, snapshot)
-            grad_changes = self._grad_changes(namespace, snapshot)
+            grad_changes = self._grad_changes(namespace, snapshot, records)
             self._orphan_output = ""
             step = Step(
                 index=state.origin.exec_id,
@@ -1000,11 +1000,13 @@ class Engine:
         changed nothing the tutor reports (see ``_nothing_happened``)."""
         self._scope_types[state.key] = (tuple(own), tuple(map(id, map(type, own.values()))))
 
-    def _grad_changes(self, namespace: Mapping[str, Any], snapshot: Snapshot) -> tuple[tuple[str, Any, Any], ...]:
+    def _grad_changes(
+        self, namespace: Mapping[str, Any], snapshot: Snapshot, records: list[Any]
+    ) -> tuple[tuple[str, Any, Any], ...]:
         """The .grad values this step changed, of the tensors it can name.
         Followed per tensor, not per name: a name bound to another tensor
         (for p in model.parameters()) is not a change of its gradient."""
-        return tuple(self._grads.shown(scan_names(namespace).tensors, dict(snapshot.grads)))
+        return tuple(self._grads.shown(scan_names(namespace).tensors, dict(snapshot.grads), records))
 
     def _hand_to_caller(self, records: list[Any], returning: Any, state: _Frame) -> None:
         """A function returned a tensor it made without a graph (under

@@ -52,12 +52,21 @@ class GradsSeen:
         # id(tensor) -> [the tensor (weakly), its .grad's value as last known, that .grad's state]
         self._seen: dict[int, list[Any]] = {}
 
-    def shown(self, tensors: Iterable[tuple[str, torch.Tensor]], values: dict[str, Any]) -> list[tuple[str, Any, Any]]:
+    def shown(
+        self, tensors: Iterable[tuple[str, torch.Tensor]], values: dict[str, Any], records: Iterable[Any] = ()
+    ) -> list[tuple[str, Any, Any]]:
         """A shown step ended: the gradients it changed, as (name, before,
-        after); ``values``: each name's .grad value now (absent: None)."""
+        after); ``values``: each name's .grad value now (absent: None);
+        ``records``: the observer's of the step. A gradient followed that the
+        step cannot name is brought up to date as a hidden step's is: its
+        change is not this step's to tell when a later step names it
+        (``param.grad`` after a backward that ran while ``param`` named
+        another tensor)."""
         changes: list[tuple[str, Any, Any]] = []
         seen = self._seen
+        named: set[int] = set()
         for name, tensor in tensors:
+            named.add(id(tensor))
             if name not in values and not (tensor.is_leaf and tensor.requires_grad or tensor.retains_grad):
                 continue
             after = values.get(name)
@@ -76,18 +85,19 @@ class GradsSeen:
                 changes.append((name, entry[1], after))
             entry[1] = after
             entry[2] = _state(grad)
+        self.hidden(records, named)
         return changes
 
-    def hidden(self, records: Iterable[Any]) -> None:
+    def hidden(self, records: Iterable[Any], skip: set[int] | frozenset[int] = frozenset()) -> None:
         """A step not shown ended, with the observer's ``records`` of it:
-        note which gradients it changed."""
+        note which gradients it changed (of the tensors not in ``skip``)."""
         written = {
             id(target) for rec in records
             if isinstance(rec, InplaceRecord) and rec.data_of is not None and (target := rec.data_of()) is not None
         }
-        for entry in self._seen.values():
+        for key, entry in self._seen.items():
             tensor = entry[0]()
-            if tensor is None:
+            if tensor is None or key in skip:
                 continue
             grad = _grad(tensor)
             if not _same_state(entry[2], grad) or id(grad) in written:
