@@ -916,3 +916,21 @@ def test_a_change_a_statement_makes_to_what_it_made_itself_is_not_a_change_in_pl
     changed = {s["line"]: [n.get("changed_at") for n in (s.get("graph") or s["graph_delta"])["nodes"] if "out" in n.get("names", ())]
                for s in doc["steps"] if s["line"] in (6, 8)}
     assert changed == {6: [None], 8: [[8]]}
+
+
+def test_torch_func_transforms_are_not_told_as_the_users_backwards(program):
+    # torch.func calls autograd.grad(create_graph=True) on tensors of a level
+    # of its own; what the user gets has no graph (func_jacobians_hessians
+    # said "the gradient has a graph of its own" at 13 lines).
+    doc = run(program, """
+        import torch
+        from torch.func import grad, jacrev, vjp
+        x = torch.randn(3)
+        g = grad(lambda t: (t ** 3).sum())(x)
+        j = jacrev(torch.sin)(x)
+        out, vjp_fn = vjp(torch.sin, x)
+        (v,) = vjp_fn(torch.ones(3))
+        w = torch.randn(3, requires_grad=True)
+        (gw,) = torch.autograd.grad((w ** 2).sum(), w, create_graph=True)
+    """)
+    assert [(e["line"], e["api"], e["create_graph"]) for e in events(doc, "backward")] == [(9, "autograd.grad", True)]

@@ -13,6 +13,7 @@ only.
 from __future__ import annotations
 
 import inspect
+import os
 import re
 import sys
 import types
@@ -250,6 +251,21 @@ def _tensors_in(value: Any) -> list[torch.Tensor]:
     if isinstance(value, (list, tuple)):
         return [v for v in value if isinstance(v, torch.Tensor)]
     return []
+
+
+_FUNCTORCH = f"{os.sep}torch{os.sep}_functorch{os.sep}"
+
+
+def _under_functorch(frame: types.FrameType | None, is_user_file: Callable[[str], bool]) -> bool:
+    """Was this call made by torch.func's own code (before the user's)?"""
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        if _FUNCTORCH in filename:
+            return True
+        if is_user_file(filename) and not is_tutor_file(filename):
+            return False
+        frame = frame.f_back
+    return False
 
 
 def _arg(args: tuple[Any, ...], kwargs: dict[str, Any], index: int, name: str) -> Any:
@@ -507,6 +523,11 @@ class CallObserver(TorchFunctionMode):
             return {}
 
     def _on_backward(self, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        if _under_functorch(sys._getframe(1), self.is_user_file):
+            # torch.func (grad, vjp, jacrev...) runs autograd on tensors of a
+            # level of its own: what the user gets back has no graph and no
+            # .grad was set. Nothing of it is the user's backward.
+            return self._run(func, args, kwargs)
         bound = self._bind(func, args, kwargs)
         if func is torch.Tensor.backward:
             roots = _tensors_in(bound.get("self"))
