@@ -934,3 +934,28 @@ def test_torch_func_transforms_are_not_told_as_the_users_backwards(program):
         (gw,) = torch.autograd.grad((w ** 2).sum(), w, create_graph=True)
     """)
     assert [(e["line"], e["api"], e["create_graph"]) for e in events(doc, "backward")] == [(9, "autograd.grad", True)]
+
+
+def test_a_custom_function_that_saved_nothing_frees_nothing_and_its_result_has_a_graph(program):
+    # MulConstant keeps only ctx.constant: a second backward through it works
+    # (extending_autograd_gradcheck said "1 node freed its saved tensors",
+    # and "y was computed without recording a graph").
+    doc = run(program, """
+        import torch
+        class MulConstant(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, c):
+                ctx.c = c
+                return x * c
+            @staticmethod
+            def backward(ctx, g):
+                return g * ctx.c, None
+        x = torch.ones(2, requires_grad=True)
+        y = MulConstant.apply(x, 2.5)
+        y.sum().backward()
+        y.sum().backward()
+    """)
+    assert events(doc, "detached") == [] and events(doc, "error") == []
+    assert [(e["line"], e["freed"]) for e in events(doc, "backward")] == [(12, 0), (13, 0)]
+    [node] = [n for n in step_at(doc, 13)["graph"]["nodes"] if "y" in n.get("names", ())]
+    assert node["saved"] == "none"

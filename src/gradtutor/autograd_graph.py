@@ -174,6 +174,18 @@ def _saved_tensor_attrs(node: Any) -> tuple[str, ...]:
     return attrs
 
 
+def _saves_nothing(node: Any) -> bool:
+    """A custom ``autograd.Function``'s node whose forward saved no tensor
+    (``ctx.constant = ...`` only): a second backward through it works. Its
+    raw saved tensors are counted, not read (reading would unpack them)."""
+    if not isinstance(node, torch.autograd.function.BackwardCFunction):
+        return False
+    try:
+        return len(node._raw_saved_tensors) == 0
+    except (RuntimeError, AttributeError, TypeError):
+        return False
+
+
 def read_saved_state(node: Any, attrs: tuple[str, ...]) -> str:
     """Ask torch whether ``node``'s saved tensors can still be read.
 
@@ -368,7 +380,7 @@ class TagRegistry:
             origin,
             node._sequence_nr(),
             children,
-            _saved_tensor_attrs(node),
+            _saved_tensor_attrs(node) if not _saves_nothing(node) else (),
             shape,
             dtype,
         )

@@ -153,7 +153,10 @@ def detect_events(
                 events.extend(_accumulated_events(rec, rec_line, name_of, params))
         elif isinstance(rec, DetachRecord):
             name = name_of(rec.ref)
-            if name is not None:
+            detached = rec.ref()
+            # (A custom autograd.Function's forward runs without recording,
+            # but what it returns is then given the Function's node.)
+            if name is not None and detached is not None and detached.grad_fn is None:
                 events.append(
                     Event.make("detached", rec_line, name=name, how=rec.how, source=name_of(rec.source))
                 )
