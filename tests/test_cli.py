@@ -184,7 +184,7 @@ def test_chinese_narration_says_where_a_step_ran_and_what_was_not_shown_in_chine
     zh = capsys.readouterr().out
     assert "── 第 6 行，第 2 次 loss = f(w)" in zh
     assert "── 第 4 行，f() 中，第 2 次 return (v * 2).sum()" in zh
-    assert "个循环步骤没有事件，未显示" in zh and "个循环步骤未显示" in zh
+    assert "个循环步骤没有事件，未显示" in zh and "个循环步骤未显示" in zh and "全程共 " in zh
     assert "--max-iterationsN可显示更多）" in "".join(zh.split())
     assert not re.search(r"\bline \d|\brun \d|loop steps?\b|shows more", zh)
     assert main(["--plain", "--width", "100", "explain", str(path)]) == 0
@@ -192,6 +192,8 @@ def test_chinese_narration_says_where_a_step_ran_and_what_was_not_shown_in_chine
     assert "── line 6, run 2 loss = f(w)" in en and "── line 4 in f(), run 2 return (v * 2).sum()" in en
     flat = " ".join(en.split())  # the closing note wraps at the width
     assert "loop steps not shown" in flat and "; --max-iterations N shows more)" in flat
+    # The closing note counts the steps of the notes before it again: it says so.
+    assert "(in all, " in flat
 
 
 def test_explain_dash_reads_the_program_from_standard_input_as_python_does():

@@ -337,9 +337,12 @@ def hidden_text(
     count: int, repeated: Sequence[tuple[str, int]] = (), *, more: bool = True, ascii: bool = False, language: str = "en"
 ) -> str:
     """What a note about hidden loop steps says: that they said nothing new,
-    and, when they had events, which ones happened again and how often."""
-    what = say(language, "hidden_what", count=count, more=say(language, "hidden_more") if more else "",
-               s="s" if count != 1 else "")
+    and, when they had events, which ones happened again and how often.
+    ``more``: since the last shown step; else the run's total, which counts
+    the steps of every note before it again ("in all")."""
+    s = "s" if count != 1 else ""
+    what = (say(language, "hidden_what", count=count, more=say(language, "hidden_more"), s=s) if more
+            else say(language, "hidden_all", count=count, s=s))
     if not repeated:
         return say(language, "hidden_quiet", what=what)
     again = say(language, "hidden_sep").join(
