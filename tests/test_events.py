@@ -959,3 +959,22 @@ def test_a_custom_function_that_saved_nothing_frees_nothing_and_its_result_has_a
     assert [(e["line"], e["freed"]) for e in events(doc, "backward")] == [(12, 0), (13, 0)]
     [node] = [n for n in step_at(doc, 13)["graph"]["nodes"] if "y" in n.get("names", ())]
     assert node["saved"] == "none"
+
+
+def test_an_optimizer_that_updates_the_parameters_again_and_again_in_one_step_says_how_often(program):
+    # LBFGS runs the closure up to max_iter times, updating the parameters
+    # before each run after the first.
+    doc = run(program, """
+        import torch
+        model = torch.nn.Linear(2, 1)
+        opt = torch.optim.LBFGS(model.parameters(), max_iter=4, tolerance_grad=0, tolerance_change=0)
+        x, y = torch.randn(8, 2), torch.randn(8, 1)
+        def closure():
+            opt.zero_grad()
+            loss = ((model(x) - y) ** 2).mean()
+            loss.backward()
+            return loss
+        opt.step(closure)
+    """)
+    [step] = [e for e in events(doc, "inplace") if e.get("how") == "optimizer"]
+    assert (step["line"], step["parameters"], step["times"]) == (10, 2, 4)

@@ -80,6 +80,14 @@ class _Frame:
     repeated: dict[tuple[Any, ...], list[Any]] = field(default_factory=dict)
 
 
+@dataclass
+class _LeftHidden:
+    """Hidden steps not told yet of calls that have returned."""
+
+    hidden: int = 0
+    repeated: dict[tuple[Any, ...], list[Any]] = field(default_factory=dict)
+
+
 @dataclass(frozen=True)
 class StepStart:
     """A statement starting, for front ends that head a step before it runs
@@ -219,6 +227,7 @@ class Engine:
         self._steps: list[Step] = []
         self._hidden_total = 0
         self._repeated_total: dict[tuple[Any, ...], list[Any]] = {}
+        self._left_hidden = _LeftHidden()  # what calls that returned hid last (see _end_frame)
         self._grads = GradsSeen()  # for each step's grad_changes
         self._displayed: list[Any] = []
         self.internal_errors: list[InternalError] = []  # the tutor's own failures while tracing
@@ -289,6 +298,7 @@ class Engine:
         self._steps = []
         self._hidden_total = 0
         self._repeated_total = {}
+        self._left_hidden = _LeftHidden()
         self._displayed = []
         self.internal_errors = []
         result = RunResult(self._steps, internal_errors=self.internal_errors)
@@ -374,6 +384,7 @@ class Engine:
         self._steps = steps
         self._hidden_total = 0
         self._repeated_total = {}
+        self._left_hidden = _LeftHidden()
         try:
             with self._observing():
                 yield steps
@@ -689,6 +700,8 @@ class Engine:
         observer.paused = True
         try:
             shown = iteration <= self.max_iterations
+            if shown:
+                self._take_left_hidden(state)
             assert self.on_begin is not None
             self.on_begin(StepStart(
                 index=state.origin.exec_id, line=stmt.start, source=stmt.text, function=state.function,
@@ -706,20 +719,24 @@ class Engine:
         if not state.is_module:
             self._forget_frame(state.key)
         self._leave_frame(state)
-        if state.hidden and self._stack:
-            # The call's last steps were hidden and it returned: its caller's
-            # next shown step says they happened (the call's own next shown
-            # step, which would have, never comes).
-            caller = self._stack[-1]
-            caller.hidden += state.hidden
-            for signature, (event, times) in state.repeated.items():
-                entry = caller.repeated.get(signature)
-                if entry is None:
-                    caller.repeated[signature] = [event, times]
-                else:
-                    entry[1] += times
+        if state.hidden:
+            # The call's last steps were hidden and it returned: the next step
+            # shown, in whichever frame, says they happened (the call's own
+            # next shown step, which would have, never comes).
+            self._left_hidden.hidden += state.hidden
+            _add_repeated(self._left_hidden.repeated, state.repeated)
             state.hidden = 0
             state.repeated = {}
+
+    def _take_left_hidden(self, state: _Frame) -> None:
+        """A step of ``state`` is shown: it tells the hidden last steps of
+        calls that returned since the last shown step, with its own."""
+        left = self._left_hidden
+        if left.hidden:
+            state.hidden += left.hidden
+            _add_repeated(state.repeated, left.repeated)
+            left.hidden = 0
+            left.repeated = {}
 
     def _forget_frame(self, key: int) -> None:
         """Drop what the tutor keeps of a function's frame (its key, an id, may come back)."""
@@ -857,6 +874,7 @@ class Engine:
                     runs.keep((state.code, stmt.start), repeat, repeat_steps.remember(repeat, events, signatures))
                 self._remember_types(state, own)
                 return
+            self._take_left_hidden(state)
             if likely_hidden:
                 snapshot = self.snapshotter.take(
                     namespace, origin=state.origin, frame_key=state.key, names_current=True,
@@ -1093,6 +1111,16 @@ class Engine:
             return False
         self._out.write_through(text)
         return True
+
+
+def _add_repeated(into: dict[tuple[Any, ...], list[Any]], more: Mapping[tuple[Any, ...], list[Any]]) -> None:
+    """Add the counts of ``more`` (signature -> [an example event, count]) to ``into``."""
+    for signature, (event, times) in more.items():
+        entry = into.get(signature)
+        if entry is None:
+            into[signature] = [event, times]
+        else:
+            entry[1] += times
 
 
 def _worth_repeating(event: Event) -> bool:
