@@ -23,7 +23,7 @@ PROPER = frozenset("""
     tensor grad_fn requires_grad dtype device float32 float64 int64 True False None nan inf
     Tensor Parameter Module Optimizer Linear nn functional
     RuntimeError UserWarning Warning Error KeyboardInterrupt Traceback NotImplementedError ValueError TypeError
-    id kebab en zh BatchNorm WGAN GP svg dot markdown html json text
+    id kebab en zh BatchNorm WGAN GAN GP svg dot markdown html json text
 """.split())
 
 _CJK = "\u3400-\u4dbf\u4e00-\u9fff"

@@ -978,3 +978,26 @@ def test_an_optimizer_that_updates_the_parameters_again_and_again_in_one_step_sa
     """)
     [step] = [e for e in events(doc, "inplace") if e.get("how") == "optimizer"]
     assert (step["line"], step["parameters"], step["times"]) == (10, 2, 4)
+
+
+def test_switching_requires_grad_is_told_for_a_tensor_and_counted_for_a_module(program):
+    # (finetuning's freezing, wgan_gp_toy's critic switched off and on,
+    # blitz's a.requires_grad_(True) said nothing.) A switch that changes
+    # nothing (line 11) is not one.
+    doc = run(program, """
+        import torch
+        from torch import nn
+        model = nn.Sequential(nn.Linear(3, 4), nn.Linear(4, 1))
+        model[0].requires_grad_(False)
+        a = torch.ones(2)
+        a.requires_grad_(True)
+        for p in model.parameters():
+            p.requires_grad = True
+        w = torch.ones(2, requires_grad=True)
+        w.requires_grad = False
+        w.requires_grad = False
+        y = (w * a).sum()
+    """)
+    said = [(e["line"], e["name"], e["on"], e.get("parameters")) for e in events(doc, "requires-grad")]
+    assert said == [(4, "model", False, 2), (6, "a", True, None), (8, "p", True, None), (8, "p", True, None),
+                    (10, "w", False, None)]

@@ -27,6 +27,7 @@ from gradtutor.observer import (
     DetachRecord,
     GradSetRecord,
     InplaceRecord,
+    RequiresGradRecord,
     RetainGradRecord,
     WarningRecord,
     classify_error,
@@ -162,6 +163,18 @@ def detect_events(
                 )
         elif isinstance(rec, RetainGradRecord):
             events.append(Event.make("retain-grad", rec_line, name=name_of(rec.ref)))
+        elif isinstance(rec, RequiresGradRecord):
+            if params is None:
+                params = _param_paths(namespace)
+            switched = _requires_grad_change(rec, rec_line, name_of, params)
+            if switched is None:
+                continue
+            change_key, of_module, event = switched
+            if change_key not in changes:
+                changes[change_key] = (len(events), of_module, set(), [0], {})
+                events.append(event)
+            changes[change_key][2].add(id(rec.ref()))
+            changes[change_key][3][0] += 1
         elif isinstance(rec, WarningRecord):
             events.append(Event.make("warning", rec_line, cause=rec.cause, name=name_of(rec.ref)))
         elif isinstance(rec, (InplaceRecord, GradSetRecord)):
@@ -299,6 +312,26 @@ def _tensor_change(
     if library:
         return None  # library code changing a tensor of its own
     return ("inplace", "", "", rec.op), False, Event.make("inplace", line, name=None, op=rec.op, version=rec.version)
+
+
+def _requires_grad_change(
+    rec: RequiresGradRecord, line: int, name_of: Any, params: Mapping[int, tuple[str, str]]
+) -> tuple[tuple[str, str, str, str], bool, Event] | None:
+    """The event for a tensor's requires_grad switched on or off, and its key
+    for collapsing repeats within a step. A parameter switched by library
+    code (``model.requires_grad_(False)``) or by no name of the step is told
+    with its module, counted."""
+    target = rec.ref()
+    if target is None:
+        return None
+    name = name_of(rec.ref)
+    how = "on" if rec.on else "off"
+    if id(target) in params and (name is None or rec.library):
+        module = params[id(target)][0]
+        return ("requires-grad", module, how, ""), True, Event.make("requires-grad", line, name=module, on=rec.on)
+    if name is None:
+        return None
+    return ("requires-grad", name, how, ""), False, Event.make("requires-grad", line, name=name, on=rec.on)
 
 
 def _accumulated_events(

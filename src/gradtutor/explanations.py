@@ -28,7 +28,7 @@ OPTIONAL_FIELDS = ("fallback", "title_fallback")
 
 #: Every key an event can map to; each language must explain all of them.
 EXPLANATION_KEYS: tuple[str, ...] = (
-    *(k for k in EVENT_KINDS if k not in ("error", "warning", "grad-reset")),
+    *(k for k in EVENT_KINDS if k not in ("error", "warning", "grad-reset", "requires-grad")),
     "name-rebound/old-in-graph",
     "name-rebound/module-old-in-graph",
     "backward/retain-graph",
@@ -38,6 +38,10 @@ EXPLANATION_KEYS: tuple[str, ...] = (
     "backward/grad-create-graph",
     "detached/no_grad",
     "detached/data",
+    "requires-grad/on",
+    "requires-grad/off",
+    "requires-grad/parameters-on",
+    "requires-grad/parameters-off",
     "inplace/parameters",
     "inplace/parameters-other",
     "inplace/buffers",
@@ -85,6 +89,8 @@ def explanation_key(event: Event) -> str:
         return "inplace/buffers"
     if event.kind == "inplace" and event.get("parameters"):
         return "inplace/parameters" if event.get("how") == "optimizer" else "inplace/parameters-other"
+    if event.kind == "requires-grad":
+        return f"requires-grad/{'parameters-' if event.get('parameters') else ''}{'on' if event.get('on') else 'off'}"
     if event.kind == "grad-reset":
         return f"grad-reset/{'parameters-' if event.get('parameters') else ''}{event.get('how', 'changed')}"
     if event.kind == "detached" and event.get("how") in ("no_grad", "data"):

@@ -59,6 +59,7 @@ EVENT_KINDS = (
     "grad-accumulated",
     "detached",
     "retain-grad",
+    "requires-grad",
     "inplace",
     "grad-reset",
     "graph-growth",
@@ -78,7 +79,7 @@ WARNING_CAUSES = ("non-leaf-grad",)
 
 # Events that happen on every iteration of an ordinary loop. A loop
 # iteration past the first few is shown only when something else happens.
-ROUTINE = {"name-bound", "backward", "detached", "retain-grad", "inplace", "grad-reset"}
+ROUTINE = {"name-bound", "backward", "detached", "retain-grad", "requires-grad", "inplace", "grad-reset"}
 
 
 def is_routine(event: Event) -> bool:

@@ -108,6 +108,17 @@ class RetainGradRecord:
 
 
 @dataclass
+class RequiresGradRecord:
+    """``t.requires_grad = on`` or ``t.requires_grad_(on)`` that changed the
+    flag (``model.requires_grad_(False)`` makes one per parameter)."""
+
+    line: int | None
+    ref: weakref.ref[torch.Tensor]
+    on: bool
+    library: str | None = None
+
+
+@dataclass
 class WarningRecord:
     line: int | None
     cause: str
@@ -121,6 +132,7 @@ _GRAD_GET = vars(_TENSOR_BASE)["grad"].__get__
 _DATA_GET = vars(_TENSOR_BASE)["data"].__get__
 _GRAD_SET = vars(_TENSOR_BASE)["grad"].__set__
 _DATA_SET = vars(_TENSOR_BASE)["data"].__set__
+_REQUIRES_GRAD_SET = vars(_TENSOR_BASE)["requires_grad"].__set__
 # Methods named like in-place ops that do not change a tensor's values.
 _NOT_INPLACE = {"requires_grad_", "share_memory_", "retain_grad", "detach_", "record_stream"}
 _PYTHON_FUNCTION = types.FunctionType  # (inside __torch_function__, "types" is a parameter)
@@ -301,6 +313,8 @@ class CallObserver(TorchFunctionMode):
             _DATA_GET: self._on_detach,
             _GRAD_SET: self._on_grad_set,
             _DATA_SET: self._on_data_set,
+            _REQUIRES_GRAD_SET: self._on_requires_grad,
+            torch.Tensor.requires_grad_: self._on_requires_grad,
             torch.nn.functional.batch_norm: self._on_running_stats,
             torch.nn.functional.instance_norm: self._on_running_stats,
         }
@@ -829,6 +843,16 @@ class CallObserver(TorchFunctionMode):
         if target is not None:
             value = args[1] if len(args) > 1 else None
             self.add_record(GradSetRecord(self.context.line, weakref.ref(target), value is None, self._library_call()[0]))
+        return out
+
+    def _on_requires_grad(self, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        target = args[0] if args and isinstance(args[0], torch.Tensor) else None
+        before = target.requires_grad if target is not None else None
+        out = self._run(func, args, kwargs)
+        if target is not None and target.requires_grad != before:
+            library, kind = self._library_call()
+            if kind != "setup":  # (a module making its own parameters)
+                self.add_record(RequiresGradRecord(self.context.line, weakref.ref(target), target.requires_grad, library))
         return out
 
     def _on_retain_grad(self, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:

@@ -44,6 +44,7 @@ from gradtutor.observer import (
     DetachRecord,
     GradSetRecord,
     InplaceRecord,
+    RequiresGradRecord,
     RetainGradRecord,
     WarningRecord,
 )
@@ -208,6 +209,8 @@ def fingerprint(records: list[Any], namespace: Mapping[str, Any]) -> tuple[tuple
             parts.append(("detach", rec.how, name_only(rec.ref), name_only(rec.source)))
         elif kind is RetainGradRecord:
             parts.append(("retain-grad", name_only(rec.ref)))
+        elif kind is RequiresGradRecord:
+            parts.append(("requires-grad", rec.on, rec.library, known(rec.ref)))
         elif kind is WarningRecord:
             parts.append(("warning", rec.cause, name_only(rec.ref)))
         else:
