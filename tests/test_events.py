@@ -1001,3 +1001,33 @@ def test_switching_requires_grad_is_told_for_a_tensor_and_counted_for_a_module(p
     said = [(e["line"], e["name"], e["on"], e.get("parameters")) for e in events(doc, "requires-grad")]
     assert said == [(4, "model", False, 2), (6, "a", True, None), (8, "p", True, None), (8, "p", True, None),
                     (10, "w", False, None)]
+
+
+def test_in_a_method_of_a_class_that_is_not_a_module_the_modules_self_holds_are_named(program):
+    # A trainer (pinn_burgers_identification's PhysicsInformedNN): its
+    # optimizer steps and cleared gradients said nothing, and the picture
+    # drew the model's parameters as unnamed "tensor" leaves.
+    doc = run(program, """
+        import torch
+        class Trainer:
+            def __init__(self):
+                self.model = torch.nn.Linear(3, 1)
+                self.opt = torch.optim.SGD(self.model.parameters(), lr=0.1)
+            def step(self, x):
+                self.opt.zero_grad()
+                loss = self.model(x).pow(2).mean()
+                loss.backward()
+                self.opt.step()
+        t = Trainer()
+        for i in range(2):
+            t.step(torch.randn(4, 3))
+    """)
+    said = [(e["kind"], e["line"], e["name"], e.get("parameters")) for e in doc_events(doc, ("inplace", "grad-reset"))]
+    assert said == [("inplace", 10, "self.model", 2), ("grad-reset", 7, "self.model", 2), ("inplace", 10, "self.model", 2)]
+    nodes = step_at(doc, 9)["graph"]["nodes"]
+    assert [n["label"] for n in nodes if n["kind"] == "module"] == ["self.model"]
+    assert not [n for n in nodes if n["kind"] == "leaf"]
+
+
+def doc_events(doc, kinds):
+    return [e for s in doc["steps"] for e in s["events"] if e["kind"] in kinds]

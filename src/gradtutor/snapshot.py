@@ -75,6 +75,22 @@ _NEVER_TRACKED = frozenset({
 })
 
 
+def _modules_self_holds(obj: Any) -> list[tuple[str, torch.nn.Module]]:
+    """In a method of a class that is not a module (a trainer, a PINN), the
+    modules ``self`` holds, as ``self.model``: the parameters an optimizer
+    step or a backward changes are theirs. Read from the instance's own
+    ``__dict__`` (no attribute lookup runs the program's code)."""
+    if obj is None or isinstance(obj, (torch.Tensor, torch.nn.Module)) or type(obj) in _NEVER_TRACKED:
+        return []
+    try:
+        attrs = object.__getattribute__(obj, "__dict__")
+    except AttributeError:
+        return []
+    if type(attrs) is not dict:
+        return []
+    return [(f"self.{key}", value) for key, value in attrs.items() if isinstance(value, torch.nn.Module)]
+
+
 class NameScan:
     """The tracked names of a namespace that the tutor looks at, by kind, in
     the namespace's order: tensors, modules, and short tuples and lists
@@ -98,6 +114,9 @@ class NameScan:
                 both.append((name, value))
             elif type(value) in (tuple, list) and len(value) <= 8:
                 sequences.append((name, value))
+        held = _modules_self_holds(namespace.get("self"))
+        modules += held
+        both += held
         self.tensors = tensors
         self.modules = modules
         self.sequences = sequences
