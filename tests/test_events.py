@@ -1031,3 +1031,18 @@ def test_in_a_method_of_a_class_that_is_not_a_module_the_modules_self_holds_are_
 
 def doc_events(doc, kinds):
     return [e for s in doc["steps"] for e in s["events"] if e["kind"] in kinds]
+
+
+def test_a_change_through_a_view_made_on_the_same_line_is_the_viewed_tensors(program):
+    # char_rnn's one-hot writes, tensor[0][i] = 1: the view tensor[0] is gone
+    # when the step ends, and the change was told nowhere.
+    doc = run(program, """
+        import torch
+        u = torch.zeros(3, 4)
+        u[0][1] = 1
+        u[1].fill_(2)
+        for i in range(6):
+            u[2][i % 4] = 1
+    """)
+    said = [(e["line"], e["name"], e["op"]) for e in events(doc, "inplace")]
+    assert said[:3] == [(3, "u", "[i] = ..."), (4, "u", "fill_"), (6, "u", "[i] = ...")]

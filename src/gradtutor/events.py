@@ -289,6 +289,12 @@ def _tensor_change(
             return ("inplace", name, "data", rec.op), False, Event.make("inplace", line, name=name, op=rec.op, how="data", **via)
     else:
         name = None if of_module else name_of(rec.ref)
+        if name is None and not of_module and rec.view_of is not None:
+            # A view changed (u[0][1] = 1): the tensor it is a view of changed.
+            name = name_of(rec.view_of)
+            base = rec.view_of()
+            if name is None and base is not None:
+                target = base
         if name is not None:
             return ("inplace", name, "", rec.op), False, Event.make("inplace", line, name=name, op=rec.op, version=rec.version, **via)
     if target is None:

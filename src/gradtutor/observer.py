@@ -80,6 +80,10 @@ class InplaceRecord:
     # call it is (see ``LIBRARY_KINDS``).
     library: str | None = None
     library_kind: str = ""
+    # Set when the tensor changed is a view (``u[0]`` in ``u[0][1] = 1``): the
+    # tensor it is a view of, which changed with it (they share storage and
+    # version counter). The view itself is often gone by the step's end.
+    view_of: weakref.ref[torch.Tensor] | None = None
 
 
 # What library code that changes tensors in place is doing, by the call the
@@ -278,6 +282,15 @@ def _under_functorch(frame: types.FrameType | None, is_user_file: Callable[[str]
             return False
         frame = frame.f_back
     return False
+
+
+def _view_base(tensor: torch.Tensor) -> weakref.ref[torch.Tensor] | None:
+    """What ``tensor`` is a view of, weakly (None if it is not a view)."""
+    try:
+        base = tensor._base if tensor._is_view() else None
+        return weakref.ref(base) if base is not None else None
+    except (RuntimeError, TypeError):
+        return None
 
 
 def _arg(args: tuple[Any, ...], kwargs: dict[str, Any], index: int, name: str) -> Any:
@@ -733,6 +746,7 @@ class CallObserver(TorchFunctionMode):
                 data_of,
                 library,
                 kind,
+                _view_base(target),
             )
             if not made_here:
                 self.add_record(rec)

@@ -202,7 +202,8 @@ def fingerprint(records: list[Any], namespace: Mapping[str, Any]) -> tuple[tuple
                 # was (the view itself is made anew by every ``p.data``).
                 parts.append(("inplace-data", rec.op, rec.library, rec.library_kind, known(rec.data_of)))
             else:
-                parts.append(("inplace", rec.op, rec.library, rec.library_kind, known(rec.ref)))
+                parts.append(("inplace", rec.op, rec.library, rec.library_kind, known(rec.ref),
+                              known(rec.view_of) if rec.view_of is not None else None))
         elif kind is GradSetRecord:
             parts.append(("grad-set", rec.cleared, rec.library, known(rec.ref)))
         elif kind is DetachRecord:
