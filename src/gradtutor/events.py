@@ -200,7 +200,9 @@ def detect_events(
         if times > 1:
             events[index] = Event.make("backward", events[index].line, **{**events[index].data, "times": times})
     for index, of_module, targets, counter, ops in changes.values():
-        extra = {"parameters": len(targets)} if of_module else ({"times": counter[0]} if counter[0] > 1 else {})
+        extra: dict[str, Any] = (
+            {"parameters": len(targets)} if of_module else ({"times": counter[0]} if counter[0] > 1 else {})
+        )
         if of_module and counter[0] > len(targets) and counter[0] % len(targets) == 0:
             # Each tensor changed again and again in one step: LBFGS updates
             # the parameters before each run of the closure after the first.
