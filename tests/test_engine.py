@@ -7,7 +7,7 @@ from collections import Counter
 import pytest
 import torch
 
-from conftest import events, explain_json
+from conftest import events, explain_json, step_at
 from gradtutor.engine import Engine
 
 
@@ -683,3 +683,29 @@ def test_what_a_thread_prints_while_steps_take_the_output_is_captured_whole_and_
     run = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=120)
     whole, takes_with_text = run.stderr.split()
     assert run.stdout == "" and whole == "True" and int(takes_with_text) > 1, run.stderr
+
+
+def test_an_input_without_grad_leaves_the_picture_once_a_backward_freed_what_saved_it(program):
+    # (mnist's "target (old)", "this one stays in the graph": the backward had
+    # freed the only node that kept it.) Named, it is still drawn; a named one
+    # no statement drawn reads any more is not "(dropped)" (dcgan's fixed_noise).
+    doc = explain_json(program("""
+        import torch
+        w = torch.ones(3, requires_grad=True)
+        data = [(torch.randn(2, 3), torch.randn(2)) for _ in range(2)]
+        for X, y in data:
+            out = X @ w
+            loss = (out - y).pow(2).sum()
+            loss.backward()
+        keep = torch.ones(3)
+        z = (keep * w).sum()
+        z = (w * 2).sum()
+    """))
+    def drawn(step):
+        return {(n["label"], tuple(n.get("names", ())), tuple(n.get("former_names", ())), bool(n.get("dropped")))
+                for n in (step.get("graph") or step["graph_delta"])["nodes"] if n["kind"] == "const"}
+    after_backward = step_at(doc, 7)
+    assert {label for label, *_ in drawn(after_backward)} == {"X", "y"}
+    rebound = step_at(doc, 4, 1)  # X and y move on: the old ones were only saved by freed nodes
+    assert not [n for n in drawn(rebound) if n[2]]  # no "X (old)", "y (old)"
+    assert not [n for n in drawn(step_at(doc, 10)) if n[3]]  # keep is not "(dropped)"

@@ -1022,14 +1022,14 @@ def test_in_a_method_of_a_class_that_is_not_a_module_the_modules_self_holds_are_
         for i in range(2):
             t.step(torch.randn(4, 3))
     """)
-    said = [(e["kind"], e["line"], e["name"], e.get("parameters")) for e in doc_events(doc, ("inplace", "grad-reset"))]
+    said = [(e["kind"], e["line"], e["name"], e.get("parameters")) for e in events_of_kinds(doc, ("inplace", "grad-reset"))]
     assert said == [("inplace", 10, "self.model", 2), ("grad-reset", 7, "self.model", 2), ("inplace", 10, "self.model", 2)]
     nodes = step_at(doc, 9)["graph"]["nodes"]
     assert [n["label"] for n in nodes if n["kind"] == "module"] == ["self.model"]
     assert not [n for n in nodes if n["kind"] == "leaf"]
 
 
-def doc_events(doc, kinds):
+def events_of_kinds(doc, kinds):
     return [e for s in doc["steps"] for e in s["events"] if e["kind"] in kinds]
 
 

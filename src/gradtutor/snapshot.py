@@ -26,7 +26,7 @@ from gradtutor import autograd_graph as ag
 from gradtutor.gcpause import no_cycle_collection
 from gradtutor.grouping import group_statements, module_detail, statement_group, statement_of
 from gradtutor.messages import message
-from gradtutor.model import CONST, LEAF, OP, STATEMENT, Binding, Edge, Graph, Node, Snapshot
+from gradtutor.model import CONST, LEAF, OP, SAVED_FREED, STATEMENT, Binding, Edge, Graph, Node, Snapshot
 
 GRAD_LIST_LIMIT = 100  # a .grad with more elements is summarised, not listed
 
@@ -437,10 +437,15 @@ class Snapshotter:
                 nodes.append(self._leaf_view(tag, names, lost, param_names, old_params))
         ops = Graph(tuple(nodes), tuple(edges))
 
+        # A tensor without requires_grad that a statement read is in the graph
+        # only while a node of it keeps it saved: not once a backward freed
+        # them. Still drawn while a name holds it (what it was computed from).
+        freed = {tag.origin.exec_id for tag in tags if isinstance(tag, ag.NodeTag) and tag.saved == SAVED_FREED}
         consts = {
             exec_id: tuple(
                 self._leaf_view(c, names_of.get(c.serial, ()), () if c.serial in names_of else former.get(c.serial, ()), {})
                 for c in o.const_reads
+                if c.serial in names_of or (exec_id not in freed and c.ref() is not None)
             )
             for exec_id, o in origins.items()
             if o.const_reads
@@ -458,7 +463,10 @@ class Snapshotter:
             ops = with_dropped(previous.ops, ops, alive)
             statements = with_dropped(previous.statements, statements, alive)
         if remember:
-            self._tags[frame_key] = {tag.node_id: tag for tag in tags}
+            kept = self._tags[frame_key] = {tag.node_id: tag for tag in tags}
+            for o in origins.values():
+                for c in o.const_reads:
+                    kept.setdefault(c.node_id, c)
 
         grads: list[tuple[str, Any]] = []
         for name, t in tensors:
@@ -484,7 +492,9 @@ class Snapshotter:
             return set()
         current = {n.id for n in ops.nodes}
         alive: set[str] = set()
-        for node in previous.ops.nodes:
+        # (Const inputs are only in the statement view: a named one that no
+        # statement drawn reads now is not gone.)
+        for node in (*previous.ops.nodes, *(n for n in previous.statements.nodes if n.kind == CONST)):
             if node.id in current or node.dropped:
                 continue
             tag = tags.get(node.id)
