@@ -17,7 +17,7 @@ from program_generator import generate
 HERE = Path(__file__).parent
 CORPUS = [
     "grad_accumulation.py", "ema_model_nograd.py", "d2l_linreg_scratch.py", "lpe_two_layer_autograd.py",
-    "lpe_polynomial_nn.py", "makemore_bigram.py", "wgan_gp_toy.py",
+    "lpe_polynomial_nn.py", "makemore_bigram.py", "wgan_gp_toy.py", "lpe_dynamic_net.py",
 ]
 PROGRAMS = ["mlp_train.py", "loop_growth.py", "rnn_hidden.py", "functions.py", "detach_nograd.py"]
 

@@ -1140,10 +1140,13 @@ def _signature(event: Event) -> tuple[Any, ...]:
     return (event.kind,) + tuple((key, _hashable(value)) for key, value in event.fields if key not in _VOLATILE)
 
 
-# Event fields that change at every iteration of the same thing happening:
-# a version, a graph's size, the nodes a name points at, where a node was made.
+# Event fields that change at every iteration of the same thing happening (a
+# version, a graph's size, the nodes a name points at, where a node was made),
+# or that no title says (what autograd.grad's result was named, what a tensor
+# was detached from, which library function did it): two events the same
+# but for those read the same in a note, and are counted as one.
 _VOLATILE = frozenset({"version", "nodes", "times", "node", "old_node", "node_line", "node_file", "node_source",
-                       "message"})
+                       "message", "result", "source", "via"})
 
 
 def _hashable(value: Any) -> Any:

@@ -190,7 +190,8 @@ def fingerprint(records: list[Any], namespace: Mapping[str, Any]) -> tuple[tuple
         kind = type(rec)
         if kind is BackwardRecord:
             parts.append((
-                "backward", rec.api, rec.retain_graph, rec.create_graph, rec.library,
+                # (freed: a graph of another shape frees another count of nodes)
+                "backward", rec.api, rec.retain_graph, rec.create_graph, rec.library, rec.freed,
                 name_only(rec.roots[0]) if rec.roots else None,
                 tuple(name_only(r) for r in rec.results),
                 # (by identity: a module's parameter is told with its module, whatever its name)
