@@ -50,3 +50,15 @@ def test_labels_of_autograd_grad_and_a_lone_generator_argument():
     assert shorten_expression("torch.autograd.grad(y, x, create_graph=True)") == "grad(y, x)"
     assert shorten_expression("torch.autograd.grad(outputs=y, inputs=x)[0]") == "grad(y, x)[0]"
     assert shorten_expression("sum(p.sum() for p in  parts)") == "sum(p.sum() for p in parts)"
+
+
+def test_a_reference_to_a_statement_that_made_several_named_tensors_names_them_all():
+    # time_sequence_prediction: "self.linear(h_t2) = output ◀ seq, c_t2", the
+    # first of the LSTM cell's two names, when the line read h_t2.
+    from gradtutor.model import STATEMENT, Node
+    from gradtutor.render.charset import UNICODE_CHARSET
+    from gradtutor.render.node_text import ref_name
+
+    both = Node("s7", STATEMENT, "self.lstm2(h_t, (h_t2, c_t2))", names=("c_t2", "h_t2"))
+    one = Node("s8", STATEMENT, "self.linear(h_t2)", names=("output",))
+    assert ref_name(both, UNICODE_CHARSET) == "(c_t2, h_t2)" and ref_name(one, UNICODE_CHARSET) == "output"

@@ -164,9 +164,12 @@ def _label_parts(node: Node, cs: Charset, words: Mapping[str, str]) -> tuple[str
 
 
 def ref_name(node: Node, cs: Charset, words: Mapping[str, str] | None = None) -> str:
-    """The short name a reference uses: the first name, ``x (old)``, else the label."""
+    """The short name a reference uses: the name, ``(h, c)`` for a statement
+    that made several named tensors (which of them was read is not known
+    at this level: not one picked by its spelling), ``x (old)``, else the
+    label."""
     if node.names:
-        return node.names[0]
+        return node.names[0] if len(node.names) == 1 else "(" + ", ".join(node.names) + ")"
     if node.former_names:
         words = words or marks("en")
         return node.former_names[0] + (words["dropped"] if node.dropped else words["old"])
