@@ -709,3 +709,42 @@ def test_an_input_without_grad_leaves_the_picture_once_a_backward_freed_what_sav
     rebound = step_at(doc, 4, 1)  # X and y move on: the old ones were only saved by freed nodes
     assert not [n for n in drawn(rebound) if n[2]]  # no "X (old)", "y (old)"
     assert not [n for n in drawn(step_at(doc, 10)) if n[3]]  # keep is not "(dropped)"
+
+
+def test_a_module_whose_parameters_have_gradients_is_drawn_with_grad_outside_any_graph(program):
+    # (pinn_burgers: self.dnn drawn without [grad] while all its parameters
+    # had one, because none of them was in the graph drawn.)
+    doc = explain_json(program("""
+        import torch
+        model = torch.nn.Linear(2, 1)
+        loss = model(torch.ones(2)).sum()
+        loss.backward()
+        del loss
+        x = torch.ones(2, requires_grad=True)
+        model.zero_grad()
+    """))
+    def module(line):
+        return [n for n in step_at(doc, line)["graph"]["nodes"] if n["kind"] == "module"]
+    assert [bool(n.get("has_grad")) for n in module(6)] == [True]
+    assert [bool(n.get("has_grad")) for n in module(7)] == [False]
+
+
+def test_a_node_is_drawn_dropped_once_whatever_frame_draws_it_later(program):
+    # wgan_gp_toy: a data generator resumed at each iteration still had its
+    # picture from the last resume, and drew the first iteration's graph
+    # "(dropped)" again, under its own "while True:".
+    doc = explain_json(program("""
+        import torch
+        w = torch.ones(2, requires_grad=True)
+        def batches():
+            while True:
+                yield torch.randn(2)
+        data = batches()
+        for i in range(3):
+            x = next(data)
+            loss = (w * x).sum()
+            loss.backward()
+    """))
+    dropped = Counter(n["id"] for s in doc["steps"] for n in (s.get("graph_delta") or {}).get("nodes", ())
+                      if n.get("dropped"))
+    assert dropped and max(dropped.values()) == 1

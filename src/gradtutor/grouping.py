@@ -35,14 +35,15 @@ def group_statements(
     *,
     origins: Mapping[int, Any],
     const_nodes: Mapping[int, tuple[Node, ...]],
-    module_sizes: Mapping[str, tuple[int, int]],
+    module_sizes: Mapping[str, tuple[int, int, bool]],
     cache: dict[str, tuple[tuple[Node, ...], Node]] | None = None,
 ) -> Graph:
     """Group ``ops`` by statement execution; see the module docstring.
 
     ``origins`` maps an execution id to its ``Origin`` (line, source, label);
     ``const_nodes`` the const inputs each execution read; ``module_sizes``
-    the size of each named module: its parameters, and the values they hold. ``cache`` keeps each statement
+    the size of each named module: its parameters, the values they hold, and
+    whether one of them has a .grad. ``cache`` keeps each statement
     node between calls, rebuilt only when one of its op nodes changed (a loop
     that adds a statement each iteration should not rebuild all the others).
     """
@@ -91,9 +92,9 @@ def group_statements(
             # the size of the latter is of its parameters still in the graph.
             name, old = group[2:], group[0] == "o"
             if old:
-                size = (len(members[group]), sum(_numel(m.shape) for m in members[group]))
+                size = (len(members[group]), sum(_numel(m.shape) for m in members[group]), False)
             else:
-                size = module_sizes.get(name, (0, 0))
+                size = module_sizes.get(name, (0, 0, False))
             nodes[group] = Node(
                 id=group,
                 kind=MODULE,
@@ -101,8 +102,9 @@ def group_statements(
                 names=() if old else (name,),
                 former_names=(name,) if old else (),
                 requires_grad=True,
-                has_grad=any(m.has_grad for m in members[group]),
-                detail=module_detail(*size),
+                # (a named module's parameters may all be outside the graph drawn)
+                has_grad=size[2] or any(m.has_grad for m in members[group]),
+                detail=module_detail(size[0], size[1]),
             )
         elif group.startswith("s"):
             key = tuple(members[group])  # the nodes themselves: compared by identity first

@@ -170,7 +170,7 @@ class Node:
             out["dtype"] = self.dtype
         if self.freed_by_line is not None:
             out["freed_by_line"] = self.freed_by_line
-        if self.kind == LEAF:
+        if self.kind in (LEAF, MODULE):
             out["has_grad"] = self.has_grad
         if self.retains_grad:
             out["retains_grad"] = True

@@ -300,6 +300,11 @@ class Snapshotter:
     def __init__(self, registry: ag.TagRegistry) -> None:
         self.registry = registry
         self._previous: dict[Any, Snapshot] = {}
+        # Nodes some picture has drawn "(dropped)", or let leave quietly
+        # (still alive, out of view): that is said once, in whichever frame
+        # (a generator resumed later still has its picture from before, and
+        # would say it again).
+        self._dropped_shown: set[str] = set()
         # Per frame: what each tracked name was bound to at the last step
         # (the object, weakly where it can be, and its tag's serial), and the
         # names each tag lost because this frame rebound them ("x (old)").
@@ -368,12 +373,13 @@ class Snapshotter:
             remember = False
         tensors, modules = split_namespace(namespace)
         param_names: dict[int, tuple[str, str]] = {}
-        module_sizes: dict[str, tuple[int, int]] = {}  # the modules drawn, one node each: (parameters, values)
+        # The modules drawn, one node each: (parameters, values, whether one has a .grad).
+        module_sizes: dict[str, tuple[int, int, bool]] = {}
         sizes: dict[str, tuple[int, int]] = {}  # every name of a module (for :names)
         params: dict[int, tuple[torch.Tensor, torch.nn.Module]] = {}
         for mod_name, module in () if lite else modules:
             count = values = 0
-            claimed = False
+            claimed = has_grad = False
             for p_name, param in scan_names(namespace).parts(module)[0]:
                 if id(param) not in param_names:
                     param_names[id(param)] = (f"{mod_name}.{p_name}", mod_name)
@@ -381,13 +387,14 @@ class Snapshotter:
                     claimed = True
                 count += 1
                 values += param.numel()
-            size = sizes[mod_name] = (count, values)
+                has_grad = has_grad or (param.is_leaf and param.grad is not None)
+            sizes[mod_name] = (count, values)
             # A module another name already drew (``self`` and ``model`` in
             # ``forward``), a part of one, or one without parameters yet
             # (``super().__init__()``) is not a node of its own: it would
             # stand alone, apart from the graph that uses its parameters.
             if claimed:
-                module_sizes[mod_name] = size
+                module_sizes[mod_name] = (count, values, has_grad)
 
         old_params = {} if lite else self._old_module_params(namespace, frame_key, param_names, params, remember)
         names_of: dict[int, tuple[str, ...]] = {}
@@ -460,8 +467,13 @@ class Snapshotter:
         previous = self._previous.get(frame_key) if remember else None
         if previous is not None:
             alive = self._out_of_view(previous, ops, frame_key)
-            ops = with_dropped(previous.ops, ops, alive)
-            statements = with_dropped(previous.statements, statements, alive)
+            shown = self._dropped_shown
+            ops = with_dropped(previous.ops, ops, alive, shown)
+            statements = with_dropped(previous.statements, statements, alive, shown)
+            if len(shown) > 100_000:
+                shown.clear()  # (ids are never reused: forgetting old ones only risks a repeat)
+            shown.update(n.id for graph in (ops, statements) for n in graph.nodes if n.dropped)
+            shown.update(alive)  # (they left the picture quietly: not to be dropped later)
         if remember:
             kept = self._tags[frame_key] = {tag.node_id: tag for tag in tags}
             for o in origins.values():
@@ -674,7 +686,7 @@ class Snapshotter:
         ops: Graph,
         origins: Mapping[int, ag.Origin],
         consts: Mapping[int, tuple[Node, ...]],
-        module_sizes: Mapping[str, tuple[int, int]],
+        module_sizes: Mapping[str, tuple[int, int, bool]],
     ) -> Graph:
         key = (ops, tuple(sorted(consts.items())), tuple(sorted(module_sizes.items())))
         if self._grouped is not None and self._grouped[0] == key:
@@ -708,14 +720,17 @@ class Snapshotter:
         return tag.node_id if tag is not None else None
 
 
-def with_dropped(previous: Graph, current: Graph, alive: Collection[str] = ()) -> Graph:
+def with_dropped(
+    previous: Graph, current: Graph, alive: Collection[str] = (), shown: Collection[str] = ()
+) -> Graph:
     """Add the nodes that were in ``previous`` and are gone now, once, as ghosts.
 
     A node something in ``current`` was computed from (by ``previous``'s
     edges) is not gone, whatever ``current`` calls it now: statements group
     their nodes anew at each step. Nor is one in ``alive`` (its tensor or
     node lives on, held by something the names do not lead to). Both are
-    left out, not drawn as dropped."""
+    left out, not drawn as dropped; so is one a picture drew dropped already
+    (in ``shown``)."""
     current_ids = {n.id for n in current.nodes}
     missing = {n.id for n in previous.nodes if n.id not in current_ids}
     if not missing:
@@ -736,6 +751,7 @@ def with_dropped(previous: Graph, current: Graph, alive: Collection[str] = ()) -
         # (A parameter of a named module that lost its name is not gone: it
         # is drawn as part of its module again.)
         if not n.dropped and n.id in missing and n.id not in used and statement_of(n.id) not in alive
+        and n.id not in shown
         and not (n.kind == LEAF and n.detail)
     ]
     if not dropped:
