@@ -6,6 +6,7 @@ import json
 import re
 import subprocess
 import sys
+import textwrap
 
 import pytest
 
@@ -245,23 +246,30 @@ def test_source_too_deeply_nested_to_compile_ends_as_under_python(tmp_path):
         assert "internal error" not in done.stderr
 
 
+def narrated(tmp_path, capsys, source: str, *options: str) -> tuple[str, str]:
+    """The plain narration of ``source`` (dedented) and the program's path."""
+    path = tmp_path / "prog.py"
+    path.write_text(textwrap.dedent(source).lstrip())
+    assert main(["--plain", *options, "explain", str(path)]) == 0
+    return capsys.readouterr().out, str(path)
+
+
 def test_the_hidden_last_steps_of_a_call_are_told_under_the_line_that_made_it(capsys, tmp_path):
     # update()'s loop ends hidden and the function returns: no later step of
     # its own can carry the note, so the caller's line does, before the next
     # line, in text and in JSON.
-    path = tmp_path / "prog.py"
-    path.write_text("import torch\n"
-                    "def update(ps):\n"
-                    "    for p in ps:\n"
-                    "        p.mul_(0.5)\n"
-                    "update([torch.ones(2) for _ in range(6)])\n"
-                    "print('done')\n")
-    assert main(["--plain", "--width", "100", "explain", str(path)]) == 0
-    text = capsys.readouterr().out
+    text, path = narrated(tmp_path, capsys, """
+        import torch
+        def update(ps):
+            for p in ps:
+                p.mul_(0.5)
+        update([torch.ones(2) for _ in range(6)])
+        print('done')
+    """, "--width", "100")
     between = text.split("── line 4 in update(), run 3")[1].split("── line 6 ")[0]
     assert "(7 more loop steps not shown; what they did was shown above and happened again: p was changed in " \
            "place (mul_) ×3)" in " ".join(between.split())
-    assert main(["explain", "--format", "json", str(path)]) == 0
+    assert main(["explain", "--format", "json", path]) == 0
     doc = json.loads(capsys.readouterr().out)
     [line5] = [step for step in doc["steps"] if step["line"] == 5]
     assert line5["hidden_before"]["steps"] == 7 and [e["count"] for e in line5["hidden_before"]["repeated"]] == [3]
@@ -270,27 +278,25 @@ def test_the_hidden_last_steps_of_a_call_are_told_under_the_line_that_made_it(ca
 def test_hidden_steps_count_an_optimizer_step_and_a_buffer_update_apart(capsys, tmp_path):
     # Both are "model was changed in place": counted as one, the note said
     # "model's buffers were updated ... ×6" and nothing of the optimizer.
-    path = tmp_path / "prog.py"
-    path.write_text("import torch\n"
-                    "from torch import nn\n"
-                    "model = nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4))\n"
-                    "opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
-                    "x = torch.randn(8, 3)\n"
-                    "for i in range(6):\n"
-                    "    model(x).sum().backward()\n"
-                    "    opt.step()\n")
-    assert main(["--plain", "--width", "300", "explain", str(path)]) == 0
-    note = " ".join(capsys.readouterr().out.split("loop steps not shown")[-1].split())
+    text, _ = narrated(tmp_path, capsys, """
+        import torch
+        from torch import nn
+        model = nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4))
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        x = torch.randn(8, 3)
+        for i in range(6):
+            model(x).sum().backward()
+            opt.step()
+    """, "--width", "300")
+    note = " ".join(text.split("loop steps not shown")[-1].split())
     assert "model's buffers were updated in place (add_, batch_norm, 3 buffers) ×3" in note
     assert "model's parameters were updated in place by an optimizer step (add_, 4 parameters) ×3" in note
 
 
 def test_what_the_program_prints_is_never_cut_at_the_drawing_width(capsys, tmp_path):
     # (lpe_dynamic_net's result line came out cut at 100 columns, no mark.)
-    path = tmp_path / "prog.py"
-    path.write_text("import torch\nprint('a' * 150)\nprint('b' * 130, end='')\n")
-    assert main(["--plain", "--width", "100", "explain", str(path)]) == 0
-    lines = capsys.readouterr().out.splitlines()
+    text, _ = narrated(tmp_path, capsys, "import torch\nprint('a' * 150)\nprint('b' * 130, end='')\n", "--width", "100")
+    lines = text.splitlines()
     assert "a" * 150 in lines and "b" * 130 in lines
 
 
@@ -298,21 +304,20 @@ def test_a_note_on_hidden_steps_tells_each_backward_by_its_root_and_says_only_wh
     # Two backwards a loop: counted as one ("backward through a ... ×6")
     # they hid b's. A function's step under no_grad, hidden as a repeat of
     # its training runs, said "shown above" of an event never shown.
-    path = tmp_path / "prog.py"
-    path.write_text("import torch\n"
-                    "w = torch.ones(2, requires_grad=True)\n"
-                    "def forward(x):\n"
-                    "    out = torch.mv(x, w)\n"
-                    "    return out\n"
-                    "for i in range(6):\n"
-                    "    a = forward(torch.ones(3, 2))\n"
-                    "    a.sum().backward()\n"
-                    "    b = (w * w * 3).sum()\n"
-                    "    b.backward()\n"
-                    "with torch.no_grad():\n"
-                    "    a = forward(torch.ones(3, 2))\n")
-    assert main(["--plain", "--width", "300", "explain", str(path)]) == 0
-    text = capsys.readouterr().out
+    text, _ = narrated(tmp_path, capsys, """
+        import torch
+        w = torch.ones(2, requires_grad=True)
+        def forward(x):
+            out = torch.mv(x, w)
+            return out
+        for i in range(6):
+            a = forward(torch.ones(3, 2))
+            a.sum().backward()
+            b = (w * w * 3).sum()
+            b.backward()
+        with torch.no_grad():
+            a = forward(torch.ones(3, 2))
+    """, "--width", "300")
     note = " ".join(text.split("loop steps not shown")[-1].split())
     assert "backward: 1 node freed its saved tensors ×3" in note
     assert "backward through b: 2 nodes freed their saved tensors ×3" in note
