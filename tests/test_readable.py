@@ -85,7 +85,7 @@ def test_a_statement_on_a_big_graph_draws_what_it_made_and_its_inputs(program):
     assert "(w1 ** 2).sum() = reg" in picture and "w1" in picture
     for unchanged in ("w2", "b2", "softmax", "NLL"):
         assert unchanged not in picture.split("not drawn")[0], picture
-    assert "not drawn, unchanged by this step: x, t, b1 and 6 more nodes (--graph full shows the whole graph)" in " ".join(
+    assert "not drawn, unchanged since the last picture: x, t, b1 and 6 more nodes (--graph full shows the whole graph)" in " ".join(
         picture.split()
     )
     matches_golden("touched_reg.txt", "\n".join(reg) + "\n")
@@ -125,7 +125,7 @@ def test_a_node_with_two_names_left_out_is_counted_once():
     assert {n.id for n in part.nodes} == {"x", "y"}
     assert focus == Focus(2, ("W2", "b2"))
     note = Narrator(book_for("en"), NarrationOptions()).focus_note(focus)
-    assert note.startswith("not drawn, unchanged by this step: W2, b2 (")
+    assert note.startswith("not drawn, unchanged since the last picture: W2, b2 (")
 
 
 @settings(max_examples=150, deadline=None)

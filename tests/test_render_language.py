@@ -79,11 +79,11 @@ def test_the_note_on_what_is_not_drawn_counts_in_each_language():
     def note(language: str, omitted: int, names: tuple[str, ...]) -> str:
         return Narrator(book_for(language), NarrationOptions(language=language)).focus_note(Focus(omitted, names))
 
-    assert note("en", 4, ("x", "y", "z")) == "not drawn, unchanged by this step: x, y, z and 1 more node " \
+    assert note("en", 4, ("x", "y", "z")) == "not drawn, unchanged since the last picture: x, y, z and 1 more node " \
                                              "(--graph full shows the whole graph)"
     assert note("en", 5, ("x", "y", "z")).endswith("x, y, z and 2 more nodes (--graph full shows the whole graph)")
-    assert note("en", 1, ()).startswith("not drawn, unchanged by this step: 1 node (")
-    assert note("zh", 5, ("x", "y", "z")) == "未画出、这一步没有改变的：x、y、z 和另外 2 个节点（--graph full 显示整个计算图）"
+    assert note("en", 1, ()).startswith("not drawn, unchanged since the last picture: 1 node (")
+    assert note("zh", 5, ("x", "y", "z")) == "未画出、自上一张图以来没有改变的：x、y、z 和另外 2 个节点（--graph full 显示整个计算图）"
 
 
 def test_a_narration_in_chinese_says_again_which_backward_freed_a_node(tmp_path):

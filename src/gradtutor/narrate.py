@@ -479,7 +479,7 @@ class Narrator:
         return say(self.options.language, key, **fields)
 
     def focus_note(self, focus: Focus) -> str:
-        """"not drawn, unchanged by this step: w, b and 14 more nodes (--graph full shows all)"."""
+        """"not drawn, unchanged since the last picture: w, b and 14 more nodes (--graph full shows all)"."""
         language, shown = self.options.language, focus.names[:3]
         if shown:
             rest = focus.omitted - len(shown)
