@@ -997,10 +997,18 @@ def test_switching_requires_grad_is_told_for_a_tensor_and_counted_for_a_module(p
         w.requires_grad = False
         w.requires_grad = False
         y = (w * a).sum()
+        import io
+        buffer = io.BytesIO()
+        torch.save(a, buffer)
+        buffer.seek(0)
+        loaded = torch.load(buffer)
     """)
     said = [(e["line"], e["name"], e["on"], e.get("parameters")) for e in events(doc, "requires-grad")]
     assert said == [(4, "model", False, 2), (6, "a", True, None), (8, "p", True, None), (8, "p", True, None),
                     (10, "w", False, None)]
+    # (torch.load makes a tensor that requires grad by switching the flag on
+    # it: not the user's switch.)
+    assert [e["kind"] for e in step_at(doc, 17)["events"]] == ["name-bound"]
 
 
 def test_in_a_method_of_a_class_that_is_not_a_module_the_modules_self_holds_are_named(program):

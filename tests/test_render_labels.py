@@ -62,3 +62,7 @@ def test_a_reference_to_a_statement_that_made_several_named_tensors_names_them_a
     both = Node("s7", STATEMENT, "self.lstm2(h_t, (h_t2, c_t2))", names=("c_t2", "h_t2"))
     one = Node("s8", STATEMENT, "self.linear(h_t2)", names=("output",))
     assert ref_name(both, UNICODE_CHARSET) == "(c_t2, h_t2)" and ref_name(one, UNICODE_CHARSET) == "output"
+    from gradtutor.model import LEAF
+
+    aliases = Node("t3", LEAF, "primal", names=("foo", "primal"))  # one tensor, two names
+    assert ref_name(aliases, UNICODE_CHARSET) == "foo"

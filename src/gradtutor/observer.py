@@ -864,8 +864,11 @@ class CallObserver(TorchFunctionMode):
         before = target.requires_grad if target is not None else None
         out = self._run(func, args, kwargs)
         if target is not None and target.requires_grad != before:
-            library, kind = self._library_call()
-            if kind != "setup":  # (a module making its own parameters)
+            library, _ = self._library_call()
+            # Library code switches the flag of tensors it is making (a
+            # module's parameters, torch.load, deepcopy): only a module's
+            # requires_grad_() is the user's asking.
+            if library is None or library.endswith(".requires_grad_"):
                 self.add_record(RequiresGradRecord(self.context.line, weakref.ref(target), target.requires_grad, library))
         return out
 

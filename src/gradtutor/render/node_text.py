@@ -169,7 +169,8 @@ def ref_name(node: Node, cs: Charset, words: Mapping[str, str] | None = None) ->
     at this level: not one picked by its spelling), ``x (old)``, else the
     label."""
     if node.names:
-        return node.names[0] if len(node.names) == 1 else "(" + ", ".join(node.names) + ")"
+        # (A tensor's several names are one thing: its first name is enough.)
+        return node.names[0] if len(node.names) == 1 or node.kind != STATEMENT else "(" + ", ".join(node.names) + ")"
     if node.former_names:
         words = words or marks("en")
         return node.former_names[0] + (words["dropped"] if node.dropped else words["old"])
