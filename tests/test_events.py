@@ -1054,3 +1054,30 @@ def test_a_change_through_a_view_made_on_the_same_line_is_the_viewed_tensors(pro
     """)
     said = [(e["line"], e["name"], e["op"]) for e in events(doc, "inplace")]
     assert said[:3] == [(3, "u", "[i] = ..."), (4, "u", "fill_"), (6, "u", "[i] = ...")]
+
+
+def test_what_a_custom_functions_backward_does_is_seen_as_the_users_code_is(program):
+    # The engine calls it inside the observer's handling of y.backward(),
+    # where torch had taken the observer's mode off: scatter_ in
+    # extending_autograd_gradcheck's backward said nothing. (Autograd records
+    # nothing in a backward by design: not told as the user's no_grad.)
+    doc = run(program, """
+        import torch
+        class Double(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x)
+                return x * 2
+            @staticmethod
+            def backward(ctx, g):
+                (x,) = ctx.saved_tensors
+                out = g * torch.ones_like(x)
+                out.mul_(2)
+                return out
+        x = torch.ones(2, requires_grad=True)
+        Double.apply(x).sum().backward()
+        y = (x * 3).sum()
+    """)
+    assert [(e["line"], e["name"], e["op"]) for e in events(doc, "inplace")] == [(11, "out", "mul_")]
+    assert events(doc, "detached") == []
+    assert doc["steps"][-1]["line"] == 15  # stepping went on past the backward

@@ -75,6 +75,7 @@ class _Frame:
     calls_at_start: int = 0  # ... when the frame started
     plain: bool = True  # no step of this call had an event (see plain_calls)
     leaving: bool = False  # the pending step is the end of a with block (its __exit__)
+    observed: bool = False  # the observer's mode was put back on for this call (see _start_frame)
     # What the hidden steps since the last shown one did again: signature ->
     # [an example event, how many times].
     repeated: dict[tuple[Any, ...], list[Any]] = field(default_factory=dict)
@@ -548,6 +549,14 @@ class Engine:
         )
         self._frames[state.key] = state
         self._stack.append(state)
+        caller = frame.f_back
+        if caller is not None and caller.f_code is _CUSTOM_BACKWARD_CALL and self._observer_pushed:
+            # A custom autograd.Function's backward, called by the autograd
+            # engine inside the observer's handling of the user's backward,
+            # where torch has taken the observer's mode off: it goes back on
+            # for the call, so what the backward does is seen as code of the
+            # user's is (an in-place op, ...).
+            state.observed = _observe_again(self.observer)
         return self._local_trace
 
     def _local_trace(self, frame: FrameType, event: str, arg: Any) -> Any:
@@ -714,6 +723,9 @@ class Engine:
             observer.paused = False
 
     def _end_frame(self, state: _Frame) -> None:
+        if state.observed:
+            state.observed = False
+            _stop_observing_again(self.observer)
         self._frames.pop(state.key, None)
         self._scope_types.pop(state.key, None)
         if not state.is_module:
@@ -1111,6 +1123,32 @@ class Engine:
             return False
         self._out.write_through(text)
         return True
+
+
+# The frame of the autograd engine's that calls a custom Function's backward.
+_CUSTOM_BACKWARD_CALL = torch.autograd.function.BackwardCFunction.apply.__code__
+
+
+def _mode_stack() -> list[Any]:
+    return [torch._C._get_function_stack_at(i) for i in range(torch._C._len_torch_function_stack())]
+
+
+def _observe_again(observer: Any) -> bool:
+    """Put ``observer``'s mode back on, if torch took it off; True if it did."""
+    if any(mode is observer for mode in _mode_stack()):
+        return False
+    observer.__enter__()
+    observer.in_backward += 1
+    return True
+
+
+def _stop_observing_again(observer: Any) -> None:
+    """Take ``observer``'s mode off again (only if it is on top: what the
+    program put on since is the program's)."""
+    observer.in_backward -= 1
+    stack = _mode_stack()
+    if stack and stack[-1] is observer:
+        observer.__exit__(None, None, None)
 
 
 def _add_repeated(into: dict[tuple[Any, ...], list[Any]], more: Mapping[tuple[Any, ...], list[Any]]) -> None:

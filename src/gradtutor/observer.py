@@ -312,6 +312,9 @@ class CallObserver(TorchFunctionMode):
         self.records: list[Any] = []
         self._record_execs: list[int] = []  # the statement execution each record belongs to
         self.calls = 0  # torch calls seen: a step that made none changed no graph
+        # Custom Function backwards running (see Engine._start_frame): autograd
+        # records nothing there by design, which is not the user's no_grad.
+        self.in_backward = 0
         self.inplace_history: list[InplaceRecord] = []
         self.error_details: dict[int, dict[str, Any]] = {}
         self.paused = False
@@ -451,7 +454,7 @@ class CallObserver(TorchFunctionMode):
         # bookkeeping, which must never reach the program.
         out = func(*args, **kwargs)
         try:
-            if not _grad_enabled():
+            if not _grad_enabled() and not self.in_backward:
                 self._no_grad_outputs(args, out)
             # Tag the nodes the call made with the line that made them,
             # untraced as a handler's work is. (A tensor whose node this
@@ -505,7 +508,7 @@ class CallObserver(TorchFunctionMode):
         return out
 
     def _after_call(self, args: tuple[Any, ...], out: Any) -> None:
-        if not _grad_enabled():
+        if not _grad_enabled() and not self.in_backward:
             self._no_grad_outputs(args, out)
         self._tag_outputs(out)
 
