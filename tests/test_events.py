@@ -1081,3 +1081,20 @@ def test_what_a_custom_functions_backward_does_is_seen_as_the_users_code_is(prog
     assert [(e["line"], e["name"], e["op"]) for e in events(doc, "inplace")] == [(11, "out", "mul_")]
     assert events(doc, "detached") == []
     assert doc["steps"][-1]["line"] == 15  # stepping went on past the backward
+
+
+def test_what_a_tensor_hook_does_is_seen_as_the_users_code_is(program):
+    doc = run(program, """
+        import torch
+        x = torch.ones(2, requires_grad=True)
+        def hook(g):
+            h = g.clone()
+            h.mul_(2)
+            return h
+        y = x * 3
+        y.register_hook(hook)
+        y.sum().backward()
+        print(x.grad)
+    """)
+    assert [(e["line"], e["name"], e["op"]) for e in events(doc, "inplace")] == [(5, "h", "mul_")]
+    assert doc["steps"][-1]["output"] == "tensor([6., 6.])\n"

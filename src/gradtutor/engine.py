@@ -550,12 +550,12 @@ class Engine:
         self._frames[state.key] = state
         self._stack.append(state)
         caller = frame.f_back
-        if caller is not None and caller.f_code is _CUSTOM_BACKWARD_CALL and self._observer_pushed:
-            # A custom autograd.Function's backward, called by the autograd
-            # engine inside the observer's handling of the user's backward,
-            # where torch has taken the observer's mode off: it goes back on
-            # for the call, so what the backward does is seen as code of the
-            # user's is (an in-place op, ...).
+        if caller is not None and caller.f_code in _CALLED_BY_AUTOGRAD and self._observer_pushed:
+            # A custom autograd.Function's backward or a tensor hook, called
+            # by the autograd engine inside the observer's handling of the
+            # user's backward, where torch has taken the observer's mode off:
+            # it goes back on for the call, so what the function does is seen
+            # as code of the user's is (an in-place op, ...).
             state.observed = _observe_again(self.observer)
         return self._local_trace
 
@@ -1125,8 +1125,14 @@ class Engine:
         return True
 
 
-# The frame of the autograd engine's that calls a custom Function's backward.
-_CUSTOM_BACKWARD_CALL = torch.autograd.function.BackwardCFunction.apply.__code__
+# The frames the autograd engine calls the user's code from during a
+# backward: a custom Function's backward, a tensor's hooks.
+_CALLED_BY_AUTOGRAD = frozenset(
+    f.__code__ for f in (
+        torch.autograd.function.BackwardCFunction.apply,
+        getattr(torch.autograd.graph, "_engine_run_backward", None),
+    ) if f is not None
+)
 
 
 def _mode_stack() -> list[Any]:
