@@ -18,6 +18,7 @@ SAMPLES = [
     Event.make("name-rebound", 4, name="model", old_in_graph=True, module=True),
     Event.make("backward", 5, api="backward", root="loss", retain_graph=False, create_graph=False, freed=2),
     Event.make("backward", 5, api="backward", root=None, retain_graph=True, create_graph=False, freed=0),
+    Event.make("backward", 5, api="backward", root="y", retain_graph=False, create_graph=False, freed=0),
     Event.make("backward", 5, api="autograd.grad", root="y", retain_graph=False, create_graph=False, freed=1,
                result="g"),
     Event.make("backward", 5, api="autograd.grad", root="y", retain_graph=True, create_graph=False, freed=0,
@@ -163,3 +164,14 @@ def test_a_statement_of_several_lines_is_quoted_on_one_line(language):
     quoted = re.search(r"`(model = [^`]*)`", text).group(1)
     assert quoted.startswith("model = nn.Sequential( nn.Linear(10, 10), nn.Linear") and quoted.endswith("…")
     assert len(quoted) == 60
+
+
+def test_a_backward_that_freed_nothing_does_not_say_the_graph_cannot_run_again():
+    # ("autograd then freed the tensors the graph had saved for this (0
+    # nodes), so the same graph cannot be run backward again": it can.)
+    event = Event.make("backward", 5, api="backward", root="y", retain_graph=False, create_graph=False, freed=0)
+    explained = book_for("en").explain(event, file="f.py")
+    assert explained.title == "backward through y: no node had saved tensors to free"
+    assert "a second backward through this graph works" in explained.text and "cannot" not in explained.text
+    freed = Event.make("backward", 5, api="backward", root="y", retain_graph=False, create_graph=False, freed=2)
+    assert "cannot be run backward again" in book_for("en").explain(freed, file="f.py").text

@@ -32,6 +32,7 @@ EXPLANATION_KEYS: tuple[str, ...] = (
     "name-rebound/old-in-graph",
     "name-rebound/module-old-in-graph",
     "backward/retain-graph",
+    "backward/nothing-saved",
     "grad-accumulated/parameters",
     "backward/grad",
     "backward/grad-retain-graph",
@@ -81,6 +82,8 @@ def explanation_key(event: Event) -> str:
         return "backward/grad-retain-graph" if event.get("retain_graph") else "backward/grad"
     if event.kind == "backward" and event.get("retain_graph"):
         return "backward/retain-graph"
+    if event.kind == "backward" and event.get("freed") == 0:
+        return "backward/nothing-saved"
     if event.kind == "grad-accumulated" and event.get("parameters"):
         return "grad-accumulated/parameters"
     if event.kind == "inplace" and event.get("how") == "data":
