@@ -873,19 +873,18 @@ class Engine:
             # (A step of the first iterations is shown whatever it says; what
             # it said counts as shown for the later ones.)
             where = (state.code, stmt.start)
-            hidden = likely_hidden and self._seen_before(where, events, signatures)
-            if not (hidden and not output):
-                self._shown.setdefault(where, set()).update(signatures)
-                self._shown_anywhere.update(signatures)
-            if hidden and not output:
+            hidden = likely_hidden and not output and self._seen_before(where, events, signatures)
+            if hidden:
                 self._count_hidden(state, events, signatures)
                 if records:
                     self._grads.hidden(records)
                 if isinstance(repeat, tuple):
                     runs = self._hidden_runs.setdefault(state.key, repeat_steps.FrameRuns())
-                    runs.keep((state.code, stmt.start), repeat, repeat_steps.remember(repeat, events, signatures))
+                    runs.keep(where, repeat, repeat_steps.remember(repeat, events, signatures))
                 self._remember_types(state, own)
                 return
+            self._shown.setdefault(where, set()).update(signatures)
+            self._shown_anywhere.update(signatures)
             self._take_left_hidden(state)
             if likely_hidden:
                 snapshot = self.snapshotter.take(
@@ -969,12 +968,8 @@ class Engine:
         self._hidden_total += 1
         for event, signature in zip(events, signatures):
             if _worth_repeating(event):
-                for store in (state.repeated, self._repeated_total):
-                    entry = store.get(signature)
-                    if entry is None:
-                        store[signature] = [event, 1]
-                    else:
-                        entry[1] += 1
+                _count(state.repeated, signature, event)
+                _count(self._repeated_total, signature, event)
 
     def _failed_observing(self, state: _Frame, line: int, events: list[Event]) -> list[Event]:
         """The observer failed during this step (see ``CallObserver._recover``):
@@ -1157,14 +1152,19 @@ def _stop_observing_again(observer: Any) -> None:
         observer.__exit__(None, None, None)
 
 
+def _count(into: dict[tuple[Any, ...], list[Any]], signature: tuple[Any, ...], event: Event, times: int = 1) -> None:
+    """Count ``event`` ``times`` more in ``into`` (signature -> [an example event, count])."""
+    entry = into.get(signature)
+    if entry is None:
+        into[signature] = [event, times]
+    else:
+        entry[1] += times
+
+
 def _add_repeated(into: dict[tuple[Any, ...], list[Any]], more: Mapping[tuple[Any, ...], list[Any]]) -> None:
-    """Add the counts of ``more`` (signature -> [an example event, count]) to ``into``."""
+    """Add the counts of ``more`` to ``into``."""
     for signature, (event, times) in more.items():
-        entry = into.get(signature)
-        if entry is None:
-            into[signature] = [event, times]
-        else:
-            entry[1] += times
+        _count(into, signature, event, times)
 
 
 def _worth_repeating(event: Event) -> bool:

@@ -118,6 +118,16 @@ def detect_events(
     # counter by add_, its running statistics by batch_norm): its ops listed.
     changes: dict[tuple[str, str, str, str], tuple[int, bool, set[int], list[int], dict[str, None]]] = {}
     backwards: dict[tuple[Any, ...], tuple[int, int]] = {}
+
+    def collect(change: tuple[tuple[str, str, str, str], bool, Event], target: Any, op: str) -> None:
+        change_key, of_module, event = change
+        if change_key not in changes:
+            changes[change_key] = (len(events), of_module, set(), [0], {})
+            events.append(event)
+        changes[change_key][2].add(id(target))
+        changes[change_key][3][0] += 1
+        changes[change_key][4][op] = None
+
     for rec in records:
         rec_line = rec.line if rec.line is not None else line
         if isinstance(rec, BackwardRecord):
@@ -167,14 +177,8 @@ def detect_events(
             if params is None:
                 params = _param_paths(namespace)
             switched = _requires_grad_change(rec, rec_line, name_of, params)
-            if switched is None:
-                continue
-            change_key, of_module, event = switched
-            if change_key not in changes:
-                changes[change_key] = (len(events), of_module, set(), [0], {})
-                events.append(event)
-            changes[change_key][2].add(id(rec.ref()))
-            changes[change_key][3][0] += 1
+            if switched is not None:
+                collect(switched, rec.ref(), "")
         elif isinstance(rec, WarningRecord):
             events.append(Event.make("warning", rec_line, cause=rec.cause, name=name_of(rec.ref)))
         elif isinstance(rec, (InplaceRecord, GradSetRecord)):
@@ -185,16 +189,8 @@ def detect_events(
             if buffers is None:
                 buffers = _module_tensors(namespace)
             change = _tensor_change(rec, rec_line, name_of, params, grad_owners, buffers)
-            if change is None:
-                continue
-            change_key, of_module, event = change
-            target = rec.ref()
-            if change_key not in changes:
-                changes[change_key] = (len(events), of_module, set(), [0], {})
-                events.append(event)
-            changes[change_key][2].add(id(target))
-            changes[change_key][3][0] += 1
-            changes[change_key][4][getattr(rec, "op", "")] = None
+            if change is not None:
+                collect(change, rec.ref(), getattr(rec, "op", ""))
 
     for index, times in backwards.values():
         if times > 1:
