@@ -1,11 +1,15 @@
 """CPU time of each program of the real-program corpus (tests/corpus) under
-the tutor against python, side by side in one process (torch imported once).
+the tutor against python, side by side in one run.
 
-For each program: a run as ``python PATH`` would run it (``runpy``), a run
-under the tutor (``gradtutor explain --plain``, its narration written to memory),
-then python again; python's figure is the smaller of its
-two runs (the first also pays for torch's lazy imports). CPU time
-(``time.process_time``); DataLoader worker processes are not counted.
+For each program, one child process runs it as ``python PATH`` would
+(``runpy``), twice: python's figure is the smaller of the two (the first also
+pays for torch's lazy imports). Another child imports torch as the
+``gradtutor`` command does (gradtutor.torch_import), runs the program once
+under python and a small program under the tutor (their imports are not what
+is measured), then the program under the tutor (``gradtutor explain --plain``,
+its narration written to memory). The figures are CPU time
+(``time.process_time``, every thread of the process: torch's OpenMP workers
+included); DataLoader worker processes are not counted.
 
 Run: .venv/bin/python bench/bench_corpus.py [PATH...]
 """
@@ -17,6 +21,7 @@ import glob
 import io
 import os
 import runpy
+import subprocess
 import sys
 import time
 
@@ -58,14 +63,48 @@ def tutor_cpu(path: str) -> float:
         return time.process_time() - start
 
 
+WARM_UP = "import torch\nx = torch.ones(2, requires_grad=True)\n(x * 2).sum().backward()\n"
+
+
+def child(kind: str, path: str) -> None:
+    """One measurement, in this process (see the module's text); the figure is printed."""
+    if kind == "python":
+        import torch  # noqa: F401 - as the program's own first line would (not measured)
+
+        print(min(python_cpu(path), python_cpu(path)))
+        return
+    from gradtutor.torch_import import import_torch
+
+    import_torch()
+    python_cpu(path)
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        warm_up = os.path.join(folder, "warm_up.py")
+        with open(warm_up, "w") as f:
+            f.write(WARM_UP)
+        tutor_cpu(warm_up)
+    print(tutor_cpu(path))
+
+
+def measure(kind: str, path: str) -> float:
+    done = subprocess.run(
+        [sys.executable, os.path.abspath(__file__), "--child", kind, path],
+        capture_output=True, text=True, check=True,
+    )
+    return float(done.stdout.split()[-1])
+
+
 def main() -> None:
+    if sys.argv[1:2] == ["--child"]:
+        child(sys.argv[2], sys.argv[3])
+        return
     paths = [os.path.abspath(p) for p in sys.argv[1:]] or sorted(glob.glob(os.path.join(CORPUS, "*.py")))
     print(f"{'program':<40}{'python s':>10}{'tutor s':>10}{'ratio':>8}")
     total_p = total_t = 0.0
     for path in paths:
-        first = python_cpu(path)
-        tutor = tutor_cpu(path)
-        plain = min(first, python_cpu(path))
+        plain = measure("python", path)
+        tutor = measure("tutor", path)
         total_p, total_t = total_p + plain, total_t + tutor
         print(f"{os.path.basename(path)[:39]:<40}{plain:>10.2f}{tutor:>10.2f}{tutor / max(plain, 1e-3):>8.1f}", flush=True)
     print(f"{'all':<40}{total_p:>10.2f}{total_t:>10.2f}{total_t / total_p:>8.1f}")

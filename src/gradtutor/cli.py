@@ -17,6 +17,7 @@ from typing import Any, NoReturn, Sequence
 
 from gradtutor import __version__
 from gradtutor.errors import ExitStatus, GradtutorError
+from gradtutor.torch_import import import_torch
 
 DESCRIPTION = "A terminal tutor that makes PyTorch autograd visible."
 EXPLAIN_FORMATS = ("text", "json", "markdown", "html", "svg", "dot")
@@ -163,6 +164,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.width is not None and args.width < 20:
         usage_error("usage_width")
     try:
+        if args.command in ("explain", "lesson"):
+            import_torch()
         if args.command == "explain":
             from gradtutor.explain import run_explain
 

@@ -46,6 +46,7 @@ from gradtutor.narrate import (
     step_header,
 )
 from gradtutor.transcript import Listing, Transcript, cell_frame, cell_place, frame_renderables
+from gradtutor.torch_import import import_torch
 
 
 class _HeadingBeforeOutput:
@@ -99,8 +100,7 @@ class TorchLoader:
 
     def _load(self) -> None:
         try:
-            import torch.nn.functional  # noqa: F401
-
+            import_torch()
             import gradtutor.engine  # noqa: F401
         except BaseException as exc:  # reported when the first statement needs torch
             self._error = exc
