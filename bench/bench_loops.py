@@ -12,6 +12,9 @@ For the training loop it also prints the floor of observing this way: the
 program under an empty torch function mode and the tutor's tracer (see
 gradtutor.tracing) with trace functions that do nothing.
 
+Each run is a child process that imports torch as its command would: python
+and the floor plainly, the tutor as ``gradtutor`` does (gradtutor.torch_import).
+
 Run: .venv/bin/python bench/bench_loops.py
 """
 
@@ -21,6 +24,7 @@ import contextlib
 import io
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import textwrap
@@ -113,18 +117,40 @@ def run(source: str, tutor: bool | str) -> float:
             os.unlink(out)
 
 
+KINDS: dict[str, bool | str] = {"python": False, "tutor": True, "floor": "floor"}
+
+
+def child(kind: str, source: str) -> None:
+    """One run, in this process; its RESULT is printed."""
+    if KINDS[kind] is True:
+        from gradtutor.torch_import import import_torch
+
+        import_torch()
+    else:
+        import torch  # noqa: F401
+    print(run(source, KINDS[kind]))
+
+
+def run_in_child(kind: str, source: str) -> float:
+    done = subprocess.run(
+        [sys.executable, os.path.abspath(__file__), "--child", kind],
+        input=source, capture_output=True, text=True, check=True,
+    )
+    return float(done.stdout.split()[-1])
+
+
 def median_pair(source: str, floor: bool = False) -> tuple[float, ...]:
-    kinds: list[bool | str] = [False, True] + (["floor"] if floor else [])
+    kinds = ["python", "tutor"] + (["floor"] if floor else [])
     times: list[list[float]] = [[] for _ in kinds]
     for _ in range(REPEATS):
         for kind, found in zip(kinds, times):
-            found.append(run(source, kind))
+            found.append(run_in_child(kind, source))
     return tuple(statistics.median(found) for found in times)
 
 
 def main() -> None:
     print(f"Python {sys.version.split()[0]}, tracer: {type(_tracer_kind()).__name__}")
-    plain, tutor, floor = median_pair(TRAINING.format(iterations=60), floor=True)
+    plain, tutor, floor = median_pair(TRAINING.format(iterations=200), floor=True)
     print(f"training loop, one iteration: python {plain * 1e3:.2f} ms, tutor {tutor * 1e3:.2f} ms, ratio {tutor / plain:.2f}")
     print(f"  floor (empty torch function mode + tracer doing nothing): {floor * 1e3:.2f} ms, ratio {floor / plain:.2f}")
     small_p, small_t = median_pair(GROWING.format(iterations=500))
@@ -142,4 +168,7 @@ def _tracer_kind():  # type: ignore[no-untyped-def]
 
 
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:2] == ["--child"]:
+        child(sys.argv[2], sys.stdin.read())
+    else:
+        main()
