@@ -185,14 +185,14 @@ def test_chinese_narration_says_where_a_step_ran_and_what_was_not_shown_in_chine
     zh = capsys.readouterr().out
     assert "── 第 6 行，第 2 次 loss = f(w)" in zh
     assert "── 第 4 行，f() 中，第 2 次 return (v * 2).sum()" in zh
-    assert "个循环步骤没有事件，未显示" in zh and "个循环步骤未显示" in zh and "全程共 " in zh
+    assert "个重复运行的步骤没有新内容，未显示" in zh and "个重复运行的步骤未显示" in zh and "全程共 " in zh
     assert "--max-iterationsN可显示更多）" in "".join(zh.split())
-    assert not re.search(r"\bline \d|\brun \d|loop steps?\b|shows more", zh)
+    assert not re.search(r"\bline \d|\brun \d|(loop|repeated) steps?\b|shows more", zh)
     assert main(["--plain", "--width", "100", "explain", str(path)]) == 0
     en = capsys.readouterr().out
     assert "── line 6, run 2 loss = f(w)" in en and "── line 4 in f(), run 2 return (v * 2).sum()" in en
     flat = " ".join(en.split())  # the closing note wraps at the width
-    assert "loop steps not shown" in flat and "; --max-iterations N shows more)" in flat
+    assert "repeated steps not shown" in flat and "; --max-iterations N shows more)" in flat
     # The closing note counts the steps of the notes before it again: it says so.
     assert "(in all, " in flat
 
@@ -267,7 +267,7 @@ def test_the_hidden_last_steps_of_a_call_are_told_under_the_line_that_made_it(ca
         print('done')
     """, "--width", "100")
     between = text.split("── line 4 in update(), run 3")[1].split("── line 6 ")[0]
-    assert "(7 more loop steps not shown; what they did was shown above and happened again: p was changed in " \
+    assert "(7 more repeated steps not shown; what they did was shown above and happened again: p was changed in " \
            "place (mul_) ×3)" in " ".join(between.split())
     assert main(["explain", "--format", "json", path]) == 0
     doc = json.loads(capsys.readouterr().out)
@@ -288,7 +288,7 @@ def test_hidden_steps_count_an_optimizer_step_and_a_buffer_update_apart(capsys, 
             model(x).sum().backward()
             opt.step()
     """, "--width", "300")
-    note = " ".join(text.split("loop steps not shown")[-1].split())
+    note = " ".join(text.split("repeated steps not shown")[-1].split())
     assert "model's buffers were updated in place (add_, batch_norm, 3 buffers) ×3" in note
     assert "model's parameters were updated in place by an optimizer step (add_, 4 parameters) ×3" in note
 
@@ -318,7 +318,7 @@ def test_a_note_on_hidden_steps_tells_each_backward_by_its_root_and_says_only_wh
         with torch.no_grad():
             a = forward(torch.ones(3, 2))
     """, "--width", "300")
-    note = " ".join(text.split("loop steps not shown")[-1].split())
+    note = " ".join(text.split("repeated steps not shown")[-1].split())
     assert "backward: 1 node freed its saved tensors ×3" in note
     assert "backward through b: 2 nodes freed their saved tensors ×3" in note
     assert "• out was computed without recording a graph" in text  # (line 4, run 7: shown)

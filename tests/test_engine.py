@@ -426,9 +426,31 @@ def test_hidden_loop_steps_say_what_they_did_again(program):
     text = subprocess.run([sys.executable, "-m", "gradtutor", "explain", "--plain", "--width", "200", str(path)],
                           capture_output=True, text=True, timeout=120).stdout
     flat = " ".join(text.split())
-    assert "(26 more loop steps not shown; what they did was shown above and happened again: " in flat
+    assert "(26 more repeated steps not shown; what they did was shown above and happened again: " in flat
     assert "w.grad was set to None ×5" in flat
-    assert "(7 more loop steps without events not shown)" in text
+    assert "(7 more repeated steps not shown: nothing new in them)" in text
+
+
+def test_a_function_called_again_and_again_has_repeated_steps_not_loop_steps(program):
+    """Runs of a line past --max-iterations come from a loop or from a function
+    called again and again: the notes say "repeated", which fits both."""
+    path = program("""
+        import torch
+        def f(t):
+            u = t * 2
+            return u
+        a = torch.ones(2, requires_grad=True)
+        b = f(a)
+        b = f(a)
+        b = f(a)
+        b = f(a)
+        b = f(a)
+    """)
+    import subprocess, sys
+    text = subprocess.run([sys.executable, "-m", "gradtutor", "explain", "--plain", "--width", "200", str(path)],
+                          capture_output=True, text=True, timeout=120).stdout
+    assert "loop" not in text
+    assert "repeated steps not shown" in text
 
 
 HIDDEN_LOOPS = [

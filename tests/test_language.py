@@ -207,7 +207,7 @@ def test_the_exports_in_chinese_say_everything_in_chinese(fmt, tmp_path):
         text = re.sub(r"<(script|style)[^>]*>.*?</\1>", "", text, flags=re.S)
         text = html_module.unescape(re.sub(r"<[^>]+>", "\n", text))
         assert "上一步" in text and "第 1/" in text
-    assert "另外 5 个循环步骤" in text
+    assert "另外 5 个重复运行的步骤" in text
     allowed = identifiers(path.read_text()) | {"text", "python", "gradtutor"}
     assert english_left(text, allowed, whole_output=fmt == "markdown") == []
 
