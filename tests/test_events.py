@@ -30,6 +30,36 @@ def test_name_rebound_without_old_in_graph(program):
     assert rebound["name"] == "a" and rebound["line"] == 3 and rebound["old_in_graph"] is False
 
 
+@pytest.mark.parametrize("retain, in_graph", [("", False), ("retain_graph=True", True)])
+def test_a_name_that_moved_on_from_a_graph_a_backward_freed_is_not_still_in_the_graph(program, retain, in_graph):
+    """A training loop's ``out`` of the last iteration is in ``loss``'s graph,
+    which the backward ran through and freed: nothing can use it again, so
+    the new ``out`` is a plain rebinding. Kept by retain_graph, it is in a
+    graph a backward can still run through."""
+    doc = run(program, f"""
+        import torch
+        w = torch.ones(3, requires_grad=True)
+        for i in range(2):
+            out = w * 2
+            loss = (out ** 2).sum()
+            loss.backward({retain})
+    """)
+    rebound = [(e["line"], e["name"], e["old_in_graph"]) for e in events(doc, "name-rebound")]
+    assert (4, "out", in_graph) in rebound
+
+
+def test_a_name_that_moved_on_in_a_graph_not_run_backward_is_still_in_it(program):
+    doc = run(program, """
+        import torch
+        w = torch.ones(3, requires_grad=True)
+        h = torch.zeros(3, requires_grad=True)
+        for i in range(2):
+            h = torch.tanh(h * w)
+    """)
+    rebound = [(e["line"], e["name"], e["old_in_graph"]) for e in events(doc, "name-rebound")]
+    assert rebound == [(5, "h", True), (5, "h", True)]
+
+
 def test_backward_counts_freed_nodes_and_retain_graph_as_in_effect(program):
     doc = run(program, """
         import torch

@@ -675,30 +675,46 @@ class Reach:
         return False
 
     def in_graph(self, node_id: str) -> bool:
-        """``node_id`` is in the graph of a named tensor, as one of its inputs."""
-        return self.below(node_id, self.roots.values())
+        """``node_id`` is an input of a named tensor's graph that a backward
+        can still run through (see ``_live``)."""
+        return any(tag.node_id == node_id for tag in self._live())
 
     def reaches_tensor(self, ids: set[int]) -> bool:
-        """Is a leaf tensor whose id is in ``ids`` in the graph of a named tensor?"""
+        """Is a leaf tensor whose id is in ``ids`` an input of a named tensor's
+        graph that a backward can still run through (see ``_live``)?"""
+        for tag in self._live():
+            if isinstance(tag, LeafTag):
+                t = tag.ref()
+                if t is not None and id(t) in ids:
+                    return True
+        return False
+
+    def _live(self) -> Iterator[NodeTag | LeafTag]:
+        """The inputs, direct or not, of the named tensors, as far as a
+        backward from them could go: not into a node whose saved tensors a
+        backward freed, nor below it. (Of a training loop's last graph, run
+        backward through and freed, nothing is still "in the graph" for a
+        name that moved on: nothing can use it again.)"""
         seen: set[int] = set()
-        stack = list(self.roots.values())
+        stack = [child for tag in self.roots.values() if not _freed(tag) for child in tag.children]
         while stack:
             tag = stack.pop()
             if tag.serial in seen:
                 continue
             seen.add(tag.serial)
-            if isinstance(tag, LeafTag):
-                t = tag.ref()
-                if t is not None and id(t) in ids:
-                    return True
-            else:
-                stack.extend(tag.children)
-        return False
+            if _freed(tag):
+                continue
+            yield tag
+            stack.extend(tag.children)
 
     def grew_from(self, node_id: str, before: str) -> bool:
         """The graph of ``node_id`` (a named tensor's) contains ``before``."""
         root = self.roots.get(node_id)
         return root is not None and self.below(before, (root,))
+
+
+def _freed(tag: NodeTag | LeafTag) -> bool:
+    return not tag.is_leaf and tag.saved == SAVED_FREED  # type: ignore[union-attr]
 
 
 def walk_tags(roots: Iterable[NodeTag | LeafTag]) -> list[NodeTag | LeafTag]:
