@@ -1128,3 +1128,47 @@ def test_what_a_tensor_hook_does_is_seen_as_the_users_code_is(program):
     """)
     assert [(e["line"], e["name"], e["op"]) for e in events(doc, "inplace")] == [(5, "h", "mul_")]
     assert doc["steps"][-1]["output"] == "tensor([6., 6.])\n"
+
+
+def test_a_change_in_place_of_a_tensor_without_a_graph_the_statement_made_is_not_the_names(program):
+    # x = (x * 2).relu_(): the product, made by the statement (no graph to
+    # tell it by), was changed, not the tensor x named (blitz_gentle_intro's
+    # nn.ReLU(inplace=True) after a BatchNorm said "x was changed in place").
+    # Through a view only the statement named, the view's base changed.
+    doc = run(program, """
+        import torch
+        data = torch.tensor([-1.0, 2.0])
+        x = data
+        x = (x * 2).relu_()
+        y = data
+        y = y.add_(1)
+        zs = [torch.zeros(2)]
+        w = zs[0].mul_(2)
+        v = data[0:1].add_(5)
+        print(data)
+    """)
+    assert [(e["line"], e["name"]) for e in events(doc, "inplace")] == [(6, "data"), (8, "zs[0]"), (9, "data")]
+
+
+def test_a_functions_arguments_are_bound_before_its_first_line(program):
+    # def f(x): x = x * 2 moves x on (the caller's tensor stays in the graph);
+    # it was told "x names a tensor", as if x were new (nanogpt's Block.forward).
+    # An in-place op on what the first line made is not a change of x.
+    doc = run(program, """
+        import torch
+        def f(x, t):
+            x = x * 2
+            t = (t * 2).relu_()
+            return x * 3
+        a = torch.ones(2, requires_grad=True)
+        out = f(a * 1, torch.ones(2))
+    """)
+    in_f = [(e["line"], e["kind"], e.get("name"), e.get("old_in_graph")) for e in doc_events_between(doc, 3, 4)]
+    assert in_f == [(3, "name-rebound", "x", True), (4, "name-rebound", "t", False)]
+    assert events(doc, "inplace") == []
+    ghost = [n for n in step_at(doc, 3)["graph"]["nodes"] if n.get("former_names") == ["x"]]
+    assert len(ghost) == 1  # drawn "x (old)", as the event says
+
+
+def doc_events_between(doc, first: int, last: int):
+    return [e for s in doc["steps"] if first <= s["line"] <= last for e in s["events"]]

@@ -549,6 +549,8 @@ class Engine:
         )
         self._frames[state.key] = state
         self._stack.append(state)
+        if not is_module:
+            self._bind_arguments(state, frame)
         caller = frame.f_back
         if caller is not None and caller.f_code in _CALLED_BY_AUTOGRAD and self._observer_pushed:
             # A custom autograd.Function's backward or a tensor hook, called
@@ -558,6 +560,25 @@ class Engine:
             # as code of the user's is (an in-place op, ...).
             state.observed = _observe_again(self.observer)
         return self._local_trace
+
+    def _bind_arguments(self, state: _Frame, frame: FrameType) -> None:
+        """A function's tensor arguments are bound before its first line: its
+        first step finds them bound, as a later step finds what the one before
+        left (``def f(x): x = x * 2`` moves x on; it does not name a new x)."""
+        arguments = [(name, value) for name, value in frame.f_locals.items() if isinstance(value, torch.Tensor)]
+        if not arguments:
+            return
+        state.plain = False  # a tensor among its names: never made quiet (see plain_calls)
+        observer = self.observer
+        paused, observer.paused = observer.paused, True  # (the tutor's own reads of the tensors)
+        try:
+            with ag.hidden_from_user_modes():
+                tags = [(name, t, self.registry.known_tag(t)) for name, t in arguments]
+        finally:
+            observer.paused = paused
+        tracker = self._trackers[state.key] = NameTracker()
+        tracker.bind_arguments([(name, t, tag.node_id if tag is not None else None) for name, t, tag in tags])
+        self.snapshotter.bind_arguments(state.key, [(name, t, tag.serial) for name, t, tag in tags if tag is not None])
 
     def _local_trace(self, frame: FrameType, event: str, arg: Any) -> Any:
         """The per-line trace function. An exception raised here would reach the

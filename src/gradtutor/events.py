@@ -15,6 +15,7 @@ explanation in every language under ``lessons/explanations/``.
 from __future__ import annotations
 
 import weakref
+from dataclasses import replace
 from typing import Any, Mapping, NamedTuple
 
 import torch
@@ -47,6 +48,7 @@ class NameTracker:
 
     def __init__(self) -> None:
         self.bound: dict[str, _Bound] = {}
+        self.seen = False  # has a step of the frame been looked at (its names known)?
         self.after_statement: dict[int, dict[str, str]] = {}  # line -> name -> node
         # Module names: the module (weakly) and its parameters (weakly), as
         # when the name was bound (the module may die while its parameters
@@ -56,18 +58,23 @@ class NameTracker:
         # another (drawn "model (old)"), while they live: id -> the parameter, weakly.
         self.old_module_params: dict[int, weakref.ref[torch.Tensor]] = {}
 
+    def bind_arguments(self, arguments: list[tuple[str, torch.Tensor, str | None]]) -> None:
+        """A function's tensor arguments (name, tensor, node), bound before its first step."""
+        self.bound = {name: _Bound(weakref.ref(t), node) for name, t, node in arguments}
+        self.seen = True
+
 
 def _names_by_id(namespace: Mapping[str, Any]) -> dict[int, list[str]]:
-    """``id(tensor)`` -> the names that reach it: a name bound to it, else an
-    item of a short tuple or list bound to a name (an LSTM's ``hidden[0]``)."""
+    """``id(tensor)`` -> the names that reach it: the names bound to it, then
+    the items of short tuples and lists bound to names (an LSTM's ``hidden[0]``)."""
     scan = scan_names(namespace)
     out: dict[int, list[str]] = {}
     for name, value in scan.tensors:
         out.setdefault(id(value), []).append(name)
     for name, value in scan.sequences:
         for i, v in enumerate(value):
-            if isinstance(v, torch.Tensor) and id(v) not in out:
-                out[id(v)] = [f"{name}[{i}]"]
+            if isinstance(v, torch.Tensor):
+                out.setdefault(id(v), []).append(f"{name}[{i}]")
     return out
 
 
@@ -184,11 +191,20 @@ def detect_events(
         elif isinstance(rec, (InplaceRecord, GradSetRecord)):
             if params is None:
                 params = _param_paths(namespace)
-            if grad_owners is None:
-                grad_owners = _grad_owners(namespace, params)
             if buffers is None:
                 buffers = _module_tensors(namespace)
-            change = _tensor_change(rec, rec_line, name_of, params, grad_owners, buffers)
+            holder = None
+            if isinstance(rec, InplaceRecord):
+                holder = _held_before(rec, ids, tracker, params, buffers)
+                if holder == "":
+                    if rec.view_of is None:
+                        continue  # x = (x * 2).relu_(): the step changed a tensor it made, nothing the user had
+                    # v = data[0:1].add_(5): data changed, through a view that only the step named
+                    rec, holder = replace(rec, ref=rec.view_of, view_of=None), None
+            if grad_owners is None:
+                grad_owners = _grad_owners(namespace, params)
+            naming = name_of if holder is None else _naming(name_of, rec.ref, holder)
+            change = _tensor_change(rec, rec_line, naming, params, grad_owners, buffers)
             if change is not None:
                 collect(change, rec.ref(), getattr(rec, "op", ""))
 
@@ -212,6 +228,37 @@ def detect_events(
     if exception is not None:
         events.append(_error_event(line, exception, (error_details or {}).get(id(exception), {}), name_of))
     return _dedupe(events)
+
+
+def _held_before(
+    rec: InplaceRecord, ids: Mapping[int, list[str]], tracker: NameTracker,
+    params: Mapping[int, tuple[str, str]], buffers: Mapping[int, str],
+) -> str | None:
+    """The name to tell an in-place change by, when the names the step bound
+    would tell it wrong: one that reached the tensor before the step (``w =
+    zs[0].mul_(2)`` changed ``zs[0]``), or "" when none did: ``x = (x *
+    2).relu_()`` changed a tensor the step made (x named another one then),
+    and ``v = data[0:1].add_(5)`` changed ``data`` through a view only the
+    step named. None when the usual naming holds: not asked of a module's
+    tensor, a change through ``.data``, nor on a frame's first step (whose
+    names were not looked at before)."""
+    if not tracker.seen or rec.data_of is not None:
+        return None
+    t = rec.ref()
+    if t is None or id(t) in params or id(t) in buffers:
+        return None
+    names = ids.get(id(t))
+    if not names:
+        return None
+    before = [name for name in names if "[" in name or (old := tracker.bound.get(name)) is not None and old.ref() is t]
+    if not before:
+        return ""
+    return before[0] if before[0] != names[0] else None
+
+
+def _naming(name_of: Any, ref: Any, name: str) -> Any:
+    """``name_of``, with ``name`` for the tensor of ``ref``."""
+    return lambda other: name if other is ref else name_of(other)
 
 
 def _grad_owners(namespace: Mapping[str, Any], params: Mapping[int, tuple[str, str]]) -> dict[int, str]:
@@ -420,6 +467,7 @@ def _name_events(
         if bound.node is not None and (old is None or old.node != bound.node or old.ref() is not bound.ref()):
             after[name] = bound.node
     tracker.bound = current
+    tracker.seen = True
     return events
 
 

@@ -7,8 +7,9 @@ learner nothing: past the first calls, every such step is hidden anyway.
 
 A call is *plain* when, from its start to its return, no torch function was
 called (by it or by anything it called), no exception was raised in it, no
-step of it had an event (so no tensor was ever among its names), and what it
-returned holds no tensor. A function whose first ``after`` calls were all
+step of it had an event (so no tensor was ever among its names; a tensor
+among its arguments makes a call not plain), and what it returned holds no
+tensor. A function whose first ``after`` calls were all
 plain is *quiet*: its later calls run as library code runs, without
 stepping; what they do (were one to touch torch after all) is seen from the
 step of the user's line that called them. A function with one call that was

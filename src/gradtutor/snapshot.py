@@ -321,6 +321,11 @@ class Snapshotter:
         # Per frame: the tags of the last snapshot's op graph, by node id.
         self._tags: dict[Any, dict[str, ag.NodeTag | ag.LeafTag]] = {}
 
+    def bind_arguments(self, frame_key: Any, arguments: list[tuple[str, torch.Tensor, int]]) -> None:
+        """A new frame's tensor arguments (name, tensor, tag serial), bound
+        before its first step: one that step rebinds leaves a ghost."""
+        self._bound[frame_key] = {name: (weakref.ref(t), serial) for name, t, serial in arguments}
+
     def forget_frame(self, frame_key: Any) -> None:
         self._previous.pop(frame_key, None)
         self._tags.pop(frame_key, None)
