@@ -496,7 +496,7 @@ def test_a_model_made_again_while_a_graph_holds_the_old_one_is_told(program):
     assert last["line"] == 14 and not [n for n in last["graph"]["nodes"] if n.get("former_names") == ["model"]]
     step = next(s for s in doc["steps"] if s["line"] == 7)
     [old] = [n for n in step["graph"]["nodes"] if n.get("former_names") == ["model"]]
-    assert old["kind"] == "module" and old["detail"] == "2 parameters, 4 values"
+    assert old["kind"] == "module" and old["detail"] == "2 parameters in the graph, 4 values"
     assert "model (old)" not in [n["label"] for n in step["graph"]["nodes"]]
 
 
@@ -573,7 +573,7 @@ def test_the_legend_names_each_module_node_as_drawn(program):
                           capture_output=True, text=True, timeout=120).stdout
     step6, step7 = text.split("── line 6 ")[1].split("── line 7 ")
     assert "model: 2 parameters, 8 values, drawn as one node" in step6
-    assert "model (old): 2 parameters, 4 values, drawn as one node" in step6
+    assert "model (old): 2 parameters in the graph, 4 values, drawn as one node" in step6
     assert "model (dropped): 2 parameters, 4 values, drawn as one node" in step7 and "model (old)" not in step7
 
 
@@ -1172,3 +1172,26 @@ def test_a_functions_arguments_are_bound_before_its_first_line(program):
 
 def doc_events_between(doc, first: int, last: int):
     return [e for s in doc["steps"] if first <= s["line"] <= last for e in s["events"]]
+
+
+def test_a_module_node_says_how_many_of_its_parameters_require_grad_and_an_old_one_what_is_in_the_graph(program):
+    # A frozen model drawn "model [grad]: 11 parameters" read as if all were
+    # trained (blitz_gentle_intro); "layer (old): 1 parameter" beside
+    # "layer: 2 parameters" read as one module of two sizes (parametrizations).
+    doc = run(program, """
+        import torch
+        net = torch.nn.Sequential(torch.nn.Linear(3, 3), torch.nn.Linear(3, 1))
+        for p in net[0].parameters():
+            p.requires_grad = False
+        out = net(torch.randn(2, 3)).sum()
+        layer = torch.nn.Linear(3, 3)
+        y = layer.weight * 2
+        layer = torch.nn.Linear(3, 3)
+    """)
+    details = {(n["label"], tuple(n.get("former_names", ()))): n["detail"]
+               for s in doc["steps"] for n in s["graph"]["nodes"] if n["kind"] == "module"}
+    assert details == {
+        ("net", ()): "4 parameters (2 requiring grad), 16 values",
+        ("layer", ()): "2 parameters, 12 values",
+        ("layer", ("layer",)): "1 parameter in the graph, 9 values",
+    }

@@ -35,7 +35,7 @@ def group_statements(
     *,
     origins: Mapping[int, Any],
     const_nodes: Mapping[int, tuple[Node, ...]],
-    module_sizes: Mapping[str, tuple[int, int, bool]],
+    module_sizes: Mapping[str, tuple[int, int, bool, int]],
     cache: dict[str, tuple[tuple[Node, ...], Node]] | None = None,
 ) -> Graph:
     """Group ``ops`` by statement execution; see the module docstring.
@@ -92,9 +92,9 @@ def group_statements(
             # the size of the latter is of its parameters still in the graph.
             name, old = group[2:], group[0] == "o"
             if old:
-                size = (len(members[group]), sum(_numel(m.shape) for m in members[group]), False)
+                size = (len(members[group]), sum(_numel(m.shape) for m in members[group]), False, 0)
             else:
-                size = module_sizes.get(name, (0, 0, False))
+                size = module_sizes.get(name, (0, 0, False, 0))
             nodes[group] = Node(
                 id=group,
                 kind=MODULE,
@@ -104,7 +104,7 @@ def group_statements(
                 requires_grad=True,
                 # (a named module's parameters may all be outside the graph drawn)
                 has_grad=size[2] or any(m.has_grad for m in members[group]),
-                detail=module_detail(size[0], size[1]),
+                detail=module_detail(size[0], size[1], size[3], old=old),
             )
         elif group.startswith("s"):
             key = tuple(members[group])  # the nodes themselves: compared by identity first
@@ -205,12 +205,21 @@ class _StatementParts:
         return False
 
 
-def module_detail(parameters: int, values: int) -> str:
+def module_detail(parameters: int, values: int, trainable: int | None = None, *, old: bool = False) -> str:
     """A module node's size as the graph stores it, "6 parameters, 723
     values": a parameter is a tensor, as ``model.parameters()`` and the
     events count them; the values are the numbers they hold, the size a
-    paper quotes. (Pictures say it in their language; see render.scene.)"""
-    return f"{parameters} parameter{'' if parameters == 1 else 's'}, {values} value{'' if values == 1 else 's'}"
+    paper quotes. A module some of whose parameters are frozen says how many
+    require grad, "11 parameters (2 requiring grad), 1461 values"; one a
+    name held before counts only its parameters still in the graph drawn,
+    "1 parameter in the graph, 9 values". (Pictures say it in their
+    language; see render.scene.)"""
+    counted = f"{parameters} parameter{'' if parameters == 1 else 's'}"
+    if old:
+        counted += " in the graph"
+    elif trainable is not None and trainable < parameters:
+        counted += f" ({trainable} requiring grad)"
+    return f"{counted}, {values} value{'' if values == 1 else 's'}"
 
 
 def _numel(shape: tuple[int, ...] | None) -> int:

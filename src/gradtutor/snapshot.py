@@ -378,12 +378,13 @@ class Snapshotter:
             remember = False
         tensors, modules = split_namespace(namespace)
         param_names: dict[int, tuple[str, str]] = {}
-        # The modules drawn, one node each: (parameters, values, whether one has a .grad).
-        module_sizes: dict[str, tuple[int, int, bool]] = {}
-        sizes: dict[str, tuple[int, int]] = {}  # every name of a module (for :names)
+        # The modules drawn, one node each: (parameters, values, whether one
+        # has a .grad, how many require grad).
+        module_sizes: dict[str, tuple[int, int, bool, int]] = {}
+        sizes: dict[str, tuple[int, int, int]] = {}  # every name of a module (for :names)
         params: dict[int, tuple[torch.Tensor, torch.nn.Module]] = {}
         for mod_name, module in () if lite else modules:
-            count = values = 0
+            count = values = trainable = 0
             claimed = has_grad = False
             for p_name, param in scan_names(namespace).parts(module)[0]:
                 if id(param) not in param_names:
@@ -392,14 +393,15 @@ class Snapshotter:
                     claimed = True
                 count += 1
                 values += param.numel()
+                trainable += param.requires_grad
                 has_grad = has_grad or (param.is_leaf and param.grad is not None)
-            sizes[mod_name] = (count, values)
+            sizes[mod_name] = (count, values, trainable)
             # A module another name already drew (``self`` and ``model`` in
             # ``forward``), a part of one, or one without parameters yet
             # (``super().__init__()``) is not a node of its own: it would
             # stand alone, apart from the graph that uses its parameters.
             if claimed:
-                module_sizes[mod_name] = (count, values, has_grad)
+                module_sizes[mod_name] = (count, values, has_grad, trainable)
 
         old_params = {} if lite else self._old_module_params(namespace, frame_key, param_names, params, remember)
         names_of: dict[int, tuple[str, ...]] = {}
@@ -691,7 +693,7 @@ class Snapshotter:
         ops: Graph,
         origins: Mapping[int, ag.Origin],
         consts: Mapping[int, tuple[Node, ...]],
-        module_sizes: Mapping[str, tuple[int, int, bool]],
+        module_sizes: Mapping[str, tuple[int, int, bool, int]],
     ) -> Graph:
         key = (ops, tuple(sorted(consts.items())), tuple(sorted(module_sizes.items())))
         if self._grouped is not None and self._grouped[0] == key:
@@ -705,7 +707,7 @@ class Snapshotter:
         self._grouped = (key, graph)
         return graph
 
-    def _bindings(self, namespace: Mapping[str, Any], module_sizes: Mapping[str, tuple[int, int]] | None = None) -> tuple[Binding, ...]:
+    def _bindings(self, namespace: Mapping[str, Any], module_sizes: Mapping[str, tuple[int, int, int]] | None = None) -> tuple[Binding, ...]:
         """Every tracked name and what it refers to."""
         out = []
         for name in sorted(namespace):

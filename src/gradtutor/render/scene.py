@@ -114,11 +114,12 @@ def _module_size(scene: Scene, detail: str) -> str:
     match = _MODULE_DETAIL.fullmatch(detail)
     if match is None:
         return detail
-    count, values = int(match[1]), int(match[2])
-    return scene.say("module_size", count=count, s=plural(count), values=values, values_s=plural(values))
+    count, values = int(match[1]), int(match[4])
+    key = "module_size_old" if match[2] else "module_size_trainable" if match[3] else "module_size"
+    return scene.say(key, count=count, s=plural(count), values=values, values_s=plural(values), trainable=match[3])
 
 
-_MODULE_DETAIL = re.compile(r"(\d+) parameters?, (\d+) values?")
+_MODULE_DETAIL = re.compile(r"(\d+) parameters?( in the graph)?(?: \((\d+) requiring grad\))?, (\d+) values?")
 
 
 def make_scene(
