@@ -108,14 +108,15 @@ class Scene:
             self._refs = {k: v for k, v in self._refs.items() if k not in changed}
 
 
-def _module_size(scene: Scene, detail: str) -> str:
+def _module_size(scene: Scene, detail: str, dropped: bool = False) -> str:
     """"6 parameters, 193 values" (how the graph stores a module's size,
     ``grouping.module_detail``) in the drawing's language: "6 个参数，193 个值"."""
     match = _MODULE_DETAIL.fullmatch(detail)
     if match is None:
         return detail
     count, values = int(match[1]), int(match[4])
-    key = "module_size_old" if match[2] else "module_size_trainable" if match[3] else "module_size"
+    # (one leaving the picture is no longer in the graph: its size as it was)
+    key = "module_size_old" if match[2] and not dropped else "module_size_trainable" if match[3] else "module_size"
     return scene.say(key, count=count, s=plural(count), values=values, values_s=plural(values), trainable=match[3])
 
 
@@ -143,7 +144,7 @@ def make_scene(
     words = marks(language)
     for m in modules:
         label = m.label + (words["dropped"] if m.dropped else words["old"] if m.former_names else "")
-        scene.notes.append(scene.say("module", label=label, detail=_module_size(scene, m.detail)))
+        scene.notes.append(scene.say("module", label=label, detail=_module_size(scene, m.detail, m.dropped)))
     return scene
 
 
