@@ -1195,3 +1195,27 @@ def test_a_module_node_says_how_many_of_its_parameters_require_grad_and_an_old_o
         ("layer", ()): "2 parameters, 12 values",
         ("layer", ("layer",)): "1 parameter in the graph, 9 values",
     }
+
+
+def test_a_const_a_called_function_of_the_programs_reads_is_drawn_going_into_its_line_only(program):
+    # loss = m(x).sum(), whose forward computes self.w * x: x was drawn going
+    # into the sum as well (saved_tensors_hooks), an edge autograd never had.
+    # Passed to a library module, it goes into the line that called it.
+    doc = run(program, """
+        import torch
+        class M(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.w = torch.nn.Parameter(torch.ones(3))
+            def forward(self, x):
+                return self.w * x
+        m = M()
+        x = torch.randn(3)
+        loss = m(x).sum()
+        lin = torch.nn.Linear(3, 1)
+        out = lin(x).sum()
+    """)
+    graph = doc["steps"][-1]["graph"]
+    label = {n["id"]: n.get("names", [None])[0] if n.get("names") else n["label"] for n in graph["nodes"]}
+    into = {label[dst] for src, dst in graph["edges"] if label[src] == "x"}
+    assert into == {"self.w * x", "out"}

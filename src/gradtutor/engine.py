@@ -216,6 +216,7 @@ class Engine:
         self._frames: dict[int, _Frame] = {}
         self._stack: list[_Frame] = []
         self._trackers: dict[int, NameTracker] = {}
+        self._const_read_at: dict[int, int] = {}  # a const's tag serial -> the last step that read it
         # Per frame: its statements' last hidden runs, to pass over their repeats (see repeat_steps).
         self._hidden_runs: dict[int, repeat_steps.FrameRuns] = {}
         self._next_exec = 0
@@ -1090,13 +1091,25 @@ class Engine:
     def _record_const_reads(
         self, origin: ag.Origin, stmt: StatementInfo, namespace: Mapping[str, Any]
     ) -> None:
-        """The named tensors without requires_grad the statement read: its const inputs."""
+        """The named tensors without requires_grad the statement read: its const
+        inputs. Not one that a function of the program's, called by the
+        statement, read itself: it is drawn going into that function's line
+        (``loss = model(x).sum()``, whose ``forward`` computes ``self.w * x``,
+        does not read x again; a step that began after this statement did is
+        a step of a call it made)."""
         consts = []
+        read_at = self._const_read_at
         for name in stmt.reads:
             value = namespace.get(name)
             if isinstance(value, torch.Tensor) and not value.requires_grad:
-                consts.append(self.registry.leaf_tag(value))
+                tag = self.registry.leaf_tag(value)
+                if read_at.get(tag.serial, 0) <= origin.exec_id:
+                    consts.append(tag)
         origin.const_reads = tuple(consts)
+        if len(read_at) > 100_000:
+            read_at.clear()  # (forgetting only risks drawing a const's edge twice)
+        for tag in consts:
+            read_at[tag.serial] = origin.exec_id
 
     def _assign_parts(self, origin: ag.Origin, stmt: StatementInfo, namespace: Mapping[str, Any]) -> None:
         """A line of several statements: each gets the nodes it made, found from
