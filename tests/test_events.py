@@ -1219,3 +1219,20 @@ def test_a_const_a_called_function_of_the_programs_reads_is_drawn_going_into_its
     label = {n["id"]: n.get("names", [None])[0] if n.get("names") else n["label"] for n in graph["nodes"]}
     into = {label[dst] for src, dst in graph["edges"] if label[src] == "x"}
     assert into == {"self.w * x", "out"}
+
+
+def test_under_no_grad_what_is_made_from_a_result_cut_off_is_cut_off_too(program):
+    # a = drop(proj(x)) in train mode: the dropout made a new tensor from the
+    # linear's, and a was not told (nanogpt's generate() forwards); in eval
+    # mode the dropout returned its input, which was.
+    doc = run(program, """
+        import torch
+        proj = torch.nn.Linear(3, 3)
+        drop = torch.nn.Dropout(0.5)
+        x = torch.randn(2, 3)
+        with torch.no_grad():
+            a = drop(proj(x))
+            c = proj(x).relu() * 2
+            d = x * 2
+    """)
+    assert [(e["line"], e["name"]) for e in events(doc, "detached")] == [(6, "a"), (7, "c")]

@@ -311,6 +311,9 @@ class CallObserver(TorchFunctionMode):
         self.is_user_file = is_user_file or (lambda filename: True)
         self.records: list[Any] = []
         self._record_execs: list[int] = []  # the statement execution each record belongs to
+        # Tensors made under no_grad from ones that require grad, in the step
+        # running: id -> the tensor, weakly (see _no_grad_outputs).
+        self._no_grad_made: dict[int, weakref.ref[torch.Tensor]] = {}
         self.calls = 0  # torch calls seen: a step that made none changed no graph
         # Custom Function backwards running (see Engine._start_frame): autograd
         # records nothing there by design, which is not the user's no_grad.
@@ -513,10 +516,21 @@ class CallObserver(TorchFunctionMode):
         self._tag_outputs(out)
 
     def _no_grad_outputs(self, args: tuple[Any, ...], out: Any) -> None:
-        """Under no_grad, a call on tensors that require grad makes tensors that do not."""
-        if any(t.requires_grad for a in args for t in _tensors_in(a)):
+        """Under no_grad, a call on tensors that require grad makes tensors
+        that do not; so does a call on what such a call made in the same
+        step: ``drop(proj(x))``'s result is as cut off as ``proj(x)``'s (in
+        eval mode the dropout returned its input itself, which was told)."""
+        made = self._no_grad_made
+        if any(
+            t.requires_grad or (ref := made.get(id(t))) is not None and ref() is t
+            for a in args for t in _tensors_in(a)
+        ):
+            if len(made) > 4096:
+                made.clear()  # (forgetting only risks not telling a result made from a forgotten one)
             for t in _tensors_in(out):
-                self.add_record(DetachRecord(self.context.line, "no_grad", weakref.ref(t)))
+                ref = weakref.ref(t)
+                made[id(t)] = ref
+                self.add_record(DetachRecord(self.context.line, "no_grad", ref))
 
     def _tag_outputs(self, out: Any) -> None:
         if isinstance(out, torch.Tensor):
@@ -900,6 +914,7 @@ class CallObserver(TorchFunctionMode):
         running further up (a caller's line whose library call ran the
         user's function) wait for that statement to finish."""
         self._last_library = None  # (no frame is held past a step)
+        self._no_grad_made.clear()
         if exec_id is None:
             records, self.records, self._record_execs = self.records, [], []
             return records
