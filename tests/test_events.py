@@ -1236,3 +1236,24 @@ def test_under_no_grad_what_is_made_from_a_result_cut_off_is_cut_off_too(program
             d = x * 2
     """)
     assert [(e["line"], e["name"]) for e in events(doc, "detached")] == [(6, "a"), (7, "c")]
+
+
+def test_what_a_pack_hook_meets_untagged_belongs_to_the_statement_whose_op_called_it(program):
+    # An nn.Linear's addmm saves weight.t(), which torch made where the
+    # observer does not see; the pack hook's step met it first and labelled it
+    # with the hook's line: "lin ──▶ if t.numel() > 0 ──▶ lin(h) = out".
+    doc = run(program, """
+        import torch
+        def pack(t):
+            if t.numel() > 0:
+                return t
+        def unpack(t):
+            return t
+        lin = torch.nn.Linear(3, 2)
+        h = torch.randn(5, 3, requires_grad=True)
+        with torch.autograd.graph.saved_tensors_hooks(pack, unpack):
+            out = lin(h)
+        out.sum().backward()
+    """)
+    labels = {n["label"] for n in doc["steps"][-1]["graph"]["nodes"] if n["kind"] == "statement"}
+    assert labels == {"lin(h)"}

@@ -209,6 +209,12 @@ def read_saved_state(node: Any, attrs: tuple[str, ...]) -> str:
 
 _saved_tensor_hooks = torch._C._autograd._top_saved_tensors_default_hooks
 
+
+def saved_tensor_hook_codes() -> tuple[Any, ...]:
+    """The code objects of the saved-tensor hooks in effect (pack, unpack), if any."""
+    hooks = _saved_tensor_hooks(False)
+    return () if hooks is None else tuple(getattr(h, "__code__", None) for h in hooks)
+
 _dtype_names: dict[Any, str] = {}
 
 

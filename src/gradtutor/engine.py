@@ -76,6 +76,9 @@ class _Frame:
     plain: bool = True  # no step of this call had an event (see plain_calls)
     leaving: bool = False  # the pending step is the end of a with block (its __exit__)
     observed: bool = False  # the observer's mode was put back on for this call (see _start_frame)
+    # A saved-tensor hook's call: the statement whose op called it, which
+    # made the nodes its names meet untagged (see _start_frame).
+    tags_as: ag.Origin | None = None
     # What the hidden steps since the last shown one did again: signature ->
     # [an example event, how many times].
     repeated: dict[tuple[Any, ...], list[Any]] = field(default_factory=dict)
@@ -552,6 +555,12 @@ class Engine:
         self._stack.append(state)
         if not is_module:
             self._bind_arguments(state, frame)
+            if len(self._stack) > 1 and code in ag.saved_tensor_hook_codes():
+                # A pack hook, called by an op of the statement running below
+                # (an nn.Linear's addmm saving weight.t(), which torch made
+                # where the observer does not see): what it meets untagged,
+                # that statement made, not a line of the hook.
+                state.tags_as = self._stack[-2].origin
         caller = frame.f_back
         if caller is not None and caller.f_code in _CALLED_BY_AUTOGRAD and self._observer_pushed:
             # A custom autograd.Function's backward or a tensor hook, called
@@ -840,7 +849,7 @@ class Engine:
             namespace = scope if state.is_module else self._namespace_of(frame, state, own)
             if isinstance(returning, torch.Tensor) and returning.grad_fn is not None:
                 # Nodes only reachable from a return value belong to this line.
-                self.registry.tag_graph(returning.grad_fn, state.origin)
+                self.registry.tag_graph(returning.grad_fn, state.tags_as or state.origin)
             self._record_const_reads(state.origin, stmt, namespace)
             if stmt.parts:
                 self._assign_parts(state.origin, stmt, namespace)
@@ -864,7 +873,7 @@ class Engine:
                     self._remember_types(state, own)
                     return
             snapshot = self.snapshotter.take(
-                namespace, origin=state.origin, frame_key=state.key, lite=likely_hidden,
+                namespace, origin=state.origin, frame_key=state.key, lite=likely_hidden, tags_as=state.tags_as,
                 running=() if likely_hidden else self._running_lines(state),
             )
             if tracker is None:
@@ -910,7 +919,7 @@ class Engine:
             self._take_left_hidden(state)
             if likely_hidden:
                 snapshot = self.snapshotter.take(
-                    namespace, origin=state.origin, frame_key=state.key, names_current=True,
+                    namespace, origin=state.origin, frame_key=state.key, names_current=True, tags_as=state.tags_as,
                     running=self._running_lines(state),
                 )
                 events = with_growth_sizes(events, snapshot)

@@ -343,6 +343,7 @@ class Snapshotter:
         lite: bool = False,
         names_current: bool = False,
         running: Collection[int] = (),
+        tags_as: ag.Origin | None = None,
     ) -> Snapshot:
         """The snapshot of ``namespace`` after the step ``origin``.
 
@@ -353,12 +354,13 @@ class Snapshotter:
         which node each name is bound to), nothing remembered; the statement
         view, gradients and descriptions are left empty. ``running``: the
         steps of lines still running, in the calls of which this step is
-        (their statement nodes are drawn "inside ...").
+        (their statement nodes are drawn "inside ..."). ``tags_as``: the
+        origin a node the names meet untagged gets (else ``origin``).
         """
         if lite:
-            return self._take(namespace, origin, frame_key, remember, lite, names_current, running)
+            return self._take(namespace, origin, frame_key, remember, lite, names_current, running, tags_as)
         with no_cycle_collection():
-            return self._take(namespace, origin, frame_key, remember, lite, names_current, running)
+            return self._take(namespace, origin, frame_key, remember, lite, names_current, running, tags_as)
 
     def _take(
         self,
@@ -369,6 +371,7 @@ class Snapshotter:
         lite: bool,
         names_current: bool,
         running: Collection[int] = (),
+        tags_as: ag.Origin | None = None,
     ) -> Snapshot:
         # Which names this frame rebound is followed on every step, lite ones
         # included (a lite step's full snapshot, taken when it turns out to be
@@ -410,7 +413,7 @@ class Snapshotter:
         named_nodes: dict[str, str | None] = {}
         for name, t in tensors:
             if t.requires_grad:
-                tag: ag.NodeTag | ag.LeafTag | None = self.registry.tag_tensor(t, origin)
+                tag: ag.NodeTag | ag.LeafTag | None = self.registry.tag_tensor(t, tags_as or origin)
                 roots.append(tag)  # type: ignore[arg-type]
             else:
                 tag = self.registry.known_leaf(t)
