@@ -1230,12 +1230,18 @@ def test_under_no_grad_what_is_made_from_a_result_cut_off_is_cut_off_too(program
         proj = torch.nn.Linear(3, 3)
         drop = torch.nn.Dropout(0.5)
         x = torch.randn(2, 3)
+        ln = torch.nn.LayerNorm(3)
         with torch.no_grad():
             a = drop(proj(x))
             c = proj(x).relu() * 2
             d = x * 2
+            t = proj(x).argmax(dim=1)
+            u = proj.weight > 0
+            y = ln(x)
     """)
-    assert [(e["line"], e["name"]) for e in events(doc, "detached")] == [(6, "a"), (7, "c")]
+    # (an index or a mask never has a graph: no_grad is not why t and u have
+    # none; LayerNorm's weight goes to F.layer_norm as a keyword argument)
+    assert [(e["line"], e["name"]) for e in events(doc, "detached")] == [(7, "a"), (8, "c"), (12, "y")]
 
 
 def test_what_a_pack_hook_meets_untagged_belongs_to_the_statement_whose_op_called_it(program):

@@ -429,7 +429,7 @@ class CallObserver(TorchFunctionMode):
                         # the torch.relu_ inside runs where the mode does not see it.)
                         return self._on_inplace(func, f"{func.__name__}(inplace=True)", args, kwargs)
                     out = call_warning_at_caller(func, args, kwargs, self._run)  # F.mse_loss and other Python APIs
-                    self._after_call(args, out)
+                    self._after_call(args, kwargs, out)
                     return out
                 if type(kind) is str:
                     return self._on_inplace(func, kind, args, kwargs)
@@ -458,7 +458,7 @@ class CallObserver(TorchFunctionMode):
         out = func(*args, **kwargs)
         try:
             if not _grad_enabled() and not self.in_backward:
-                self._no_grad_outputs(args, out)
+                self._no_grad_outputs(args, kwargs, out)
             # Tag the nodes the call made with the line that made them,
             # untraced as a handler's work is. (A tensor whose node this
             # registry tagged already, the usual case, needs nothing.)
@@ -510,27 +510,30 @@ class CallObserver(TorchFunctionMode):
             call[0], call[1] = True, out
         return out
 
-    def _after_call(self, args: tuple[Any, ...], out: Any) -> None:
+    def _after_call(self, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any) -> None:
         if not _grad_enabled() and not self.in_backward:
-            self._no_grad_outputs(args, out)
+            self._no_grad_outputs(args, kwargs, out)
         self._tag_outputs(out)
 
-    def _no_grad_outputs(self, args: tuple[Any, ...], out: Any) -> None:
+    def _no_grad_outputs(self, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any) -> None:
         """Under no_grad, a call on tensors that require grad makes tensors
         that do not; so does a call on what such a call made in the same
         step: ``drop(proj(x))``'s result is as cut off as ``proj(x)``'s (in
-        eval mode the dropout returned its input itself, which was told)."""
+        eval mode the dropout returned its input itself, which was told).
+        Keyword arguments count: F.layer_norm passes its weight as one."""
         made = self._no_grad_made
         if any(
             t.requires_grad or (ref := made.get(id(t))) is not None and ref() is t
-            for a in args for t in _tensors_in(a)
+            for a in (*args, *kwargs.values()) for t in _tensors_in(a)
         ):
             if len(made) > 4096:
                 made.clear()  # (forgetting only risks not telling a result made from a forgotten one)
             for t in _tensors_in(out):
-                ref = weakref.ref(t)
-                made[id(t)] = ref
-                self.add_record(DetachRecord(self.context.line, "no_grad", ref))
+                # (an index or a mask never has a graph: no_grad is not why it has none)
+                if t.is_floating_point() or t.is_complex():
+                    ref = weakref.ref(t)
+                    made[id(t)] = ref
+                    self.add_record(DetachRecord(self.context.line, "no_grad", ref))
 
     def _tag_outputs(self, out: Any) -> None:
         if isinstance(out, torch.Tensor):
@@ -785,7 +788,7 @@ class CallObserver(TorchFunctionMode):
         variance they are given, in place, inside one C call the mode does
         not see and without bumping their versions: told by the arguments."""
         out = call_warning_at_caller(func, args, kwargs, self._run)
-        self._after_call(args, out)
+        self._after_call(args, kwargs, out)
         flag = "training" if func is torch.nn.functional.batch_norm else "use_input_stats"
         if _arg(args, kwargs, 5, flag) or (flag == "use_input_stats" and len(args) <= 5 and flag not in kwargs):
             stats = [_arg(args, kwargs, 1, "running_mean"), _arg(args, kwargs, 2, "running_var")]

@@ -103,7 +103,7 @@ WORDS: dict[str, dict[str, str]] = {
         "hidden_what": "{count} {more}repeated step{s}",
         "hidden_more": "more ",
         "hidden_all": "in all, {count} repeated step{s}",
-        "hidden_quiet": "({what} not shown: nothing new in them)",
+        "hidden_quiet": "({what} not shown: nothing new)",
         "hidden_again": "({what} not shown; what they did was shown above and happened again: {again})",
         "hidden_sep": "; ",
         "hidden_end": "; --max-iterations N shows more)",
