@@ -1263,3 +1263,17 @@ def test_what_a_pack_hook_meets_untagged_belongs_to_the_statement_whose_op_calle
     """)
     labels = {n["label"] for n in doc["steps"][-1]["graph"]["nodes"] if n["kind"] == "statement"}
     assert labels == {"lin(h)"}
+
+
+def test_a_model_made_again_after_its_graph_was_run_backward_through_is_told_as_moved_on(program):
+    # Its parameters are drawn "model (old)" in the freed graph: the step says
+    # why (nothing was said, and the picture fell under the line before).
+    doc = run(program, """
+        import torch
+        model = torch.nn.Linear(3, 1)
+        loss = model(torch.rand(2, 3)).sum()
+        loss.backward()
+        model = torch.nn.Linear(3, 1)
+    """)
+    rebound = [(e["line"], e.get("module"), e["old_in_graph"]) for e in events(doc, "name-rebound") if e["name"] == "model"]
+    assert rebound == [(5, True, False)]

@@ -685,30 +685,31 @@ class Reach:
         can still run through (see ``_live``)."""
         return any(tag.node_id == node_id for tag in self._live())
 
-    def reaches_tensor(self, ids: set[int]) -> bool:
+    def reaches_tensor(self, ids: set[int], live: bool = True) -> bool:
         """Is a leaf tensor whose id is in ``ids`` an input of a named tensor's
-        graph that a backward can still run through (see ``_live``)?"""
-        for tag in self._live():
+        graph that a backward can still run through (see ``_live``), or,
+        ``live=False``, of one at all?"""
+        for tag in self._live(live):
             if isinstance(tag, LeafTag):
                 t = tag.ref()
                 if t is not None and id(t) in ids:
                     return True
         return False
 
-    def _live(self) -> Iterator[NodeTag | LeafTag]:
+    def _live(self, cut: bool = True) -> Iterator[NodeTag | LeafTag]:
         """The inputs, direct or not, of the named tensors, as far as a
         backward from them could go: not into a node whose saved tensors a
         backward freed, nor below it. (Of a training loop's last graph, run
         backward through and freed, nothing is still "in the graph" for a
-        name that moved on: nothing can use it again.)"""
+        name that moved on: nothing can use it again.) ``cut=False``: all of them."""
         seen: set[int] = set()
-        stack = [child for tag in self.roots.values() if not _freed(tag) for child in tag.children]
+        stack = [child for tag in self.roots.values() if not (cut and _freed(tag)) for child in tag.children]
         while stack:
             tag = stack.pop()
             if tag.serial in seen:
                 continue
             seen.add(tag.serial)
-            if _freed(tag):
+            if cut and _freed(tag):
                 continue
             yield tag
             stack.extend(tag.children)

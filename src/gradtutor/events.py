@@ -501,6 +501,9 @@ def _module_events(
             olds.update(left)
             if reach.reaches_tensor(set(left)):
                 events.append(Event.make("name-rebound", line, name=name, old_in_graph=True, module=True))
+            elif reach.reaches_tensor(set(left), live=False):
+                # In a graph a backward freed: drawn "(old)", told as moved on.
+                events.append(Event.make("name-rebound", line, name=name, old_in_graph=False, module=True))
     tracker.modules = now
     return events
 

@@ -31,6 +31,7 @@ EXPLANATION_KEYS: tuple[str, ...] = (
     *(k for k in EVENT_KINDS if k not in ("error", "warning", "grad-reset", "requires-grad")),
     "name-rebound/old-in-graph",
     "name-rebound/module-old-in-graph",
+    "name-rebound/module",
     "backward/retain-graph",
     "backward/nothing-saved",
     "grad-accumulated/parameters",
@@ -74,8 +75,10 @@ def explanation_key(event: Event) -> str:
         return "error/second-backward-again"
     if event.kind in ("error", "warning"):
         return f"{event.kind}/{event.get('cause', 'other')}"
+    if event.kind == "name-rebound" and event.get("module"):
+        return "name-rebound/module-old-in-graph" if event.get("old_in_graph") else "name-rebound/module"
     if event.kind == "name-rebound" and event.get("old_in_graph"):
-        return "name-rebound/module-old-in-graph" if event.get("module") else "name-rebound/old-in-graph"
+        return "name-rebound/old-in-graph"
     if event.kind == "backward" and event.get("api") == "autograd.grad":
         if event.get("create_graph"):
             return "backward/grad-create-graph"
