@@ -1214,11 +1214,13 @@ def test_a_const_a_called_function_of_the_programs_reads_is_drawn_going_into_its
         loss = m(x).sum()
         lin = torch.nn.Linear(3, 1)
         out = lin(x).sum()
+        both = (m(x) * x).sum()
     """)
     graph = doc["steps"][-1]["graph"]
     label = {n["id"]: n.get("names", [None])[0] if n.get("names") else n["label"] for n in graph["nodes"]}
     into = {label[dst] for src, dst in graph["edges"] if label[src] == "x"}
-    assert into == {"self.w * x", "out"}
+    # (both's line reads x itself too: its MulBackward0 saved it)
+    assert into == {"self.w * x", "out", "both"}
 
 
 def test_under_no_grad_what_is_made_from_a_result_cut_off_is_cut_off_too(program):

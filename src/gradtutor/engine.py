@@ -1101,18 +1101,18 @@ class Engine:
         self, origin: ag.Origin, stmt: StatementInfo, namespace: Mapping[str, Any]
     ) -> None:
         """The named tensors without requires_grad the statement read: its const
-        inputs. Not one that a function of the program's, called by the
-        statement, read itself: it is drawn going into that function's line
-        (``loss = model(x).sum()``, whose ``forward`` computes ``self.w * x``,
-        does not read x again; a step that began after this statement did is
-        a step of a call it made)."""
+        inputs. Not one it only handed to a function of the program's that
+        read it itself: it is drawn going into that function's line (``loss
+        = model(x).sum()``, whose ``forward`` computes ``self.w * x``, does
+        not read x again, ``(model(x) * x).sum()`` does; a step that began
+        after this statement is a step of a call it made)."""
         consts = []
         read_at = self._const_read_at
         for name in stmt.reads:
             value = namespace.get(name)
             if isinstance(value, torch.Tensor) and not value.requires_grad:
                 tag = self.registry.leaf_tag(value)
-                if read_at.get(tag.serial, 0) <= origin.exec_id:
+                if name not in stmt.passed or read_at.get(tag.serial, 0) <= origin.exec_id:
                     consts.append(tag)
         origin.const_reads = tuple(consts)
         if len(read_at) > 100_000:

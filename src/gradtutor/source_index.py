@@ -43,6 +43,9 @@ class StatementInfo:
     # A with statement's last line: python comes back to its first line to
     # leave the block (to call __exit__), which is not the statement running again.
     with_end: int = 0
+    # Names it reads only as arguments of calls (``model(x)``): what it
+    # hands over, which a function of the program's may read itself.
+    passed: tuple[str, ...] = ()
 
     @property
     def label(self) -> str:
@@ -131,7 +134,7 @@ class SourceIndex:
         text = source.segment(node) or ""
         return StatementInfo(
             node.lineno, node.lineno, text, _later(_label, node, source, text), _targets(node), _reads(node),
-            _inlined_comprehensions(node),
+            _inlined_comprehensions(node), passed=_passed(node),
         )
 
     def _add(self, node: ast.stmt, source: _Text) -> None:
@@ -157,7 +160,7 @@ class SourceIndex:
             text = source.segment(node) or self._line(start).strip()
             info = StatementInfo(
                 start, end, text, _later(_label, node, source, text), _targets(node), _reads(node),
-                _inlined_comprehensions(node), elements=_tuple_elements(node, source),
+                _inlined_comprehensions(node), elements=_tuple_elements(node, source), passed=_passed(node),
             )
         for line in range(info.start, info.end + 1):
             # Inner statements win over the compound statements that hold them.
@@ -275,6 +278,20 @@ def _reads(node: ast.stmt, header_only: bool = False) -> tuple[str, ...]:
         if node.target.id not in names:
             names.insert(0, node.target.id)
     return tuple(names)
+
+
+def _passed(node: ast.stmt) -> tuple[str, ...]:
+    """The names ``node`` reads only as whole arguments of calls: ``x`` in
+    ``loss = model(x).sum()``, not in ``(model(x) * x).sum()``."""
+    as_argument: set[int] = set()
+    loads: list[ast.Name] = []
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Call):
+            as_argument.update(id(a) for a in (*sub.args, *(k.value for k in sub.keywords)) if isinstance(a, ast.Name))
+        elif isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load):
+            loads.append(sub)
+    elsewhere = {n.id for n in loads if id(n) not in as_argument}
+    return tuple(dict.fromkeys(n.id for n in loads if n.id not in elsewhere))
 
 
 _BINOPS = {
