@@ -1279,3 +1279,15 @@ def test_a_model_made_again_after_its_graph_was_run_backward_through_is_told_as_
     """)
     rebound = [(e["line"], e.get("module"), e["old_in_graph"]) for e in events(doc, "name-rebound") if e["name"] == "model"]
     assert rebound == [(5, True, False)]
+
+
+def test_a_change_through_a_view_the_statement_made_of_a_tensor_with_a_graph_is_that_tensors(program):
+    doc = run(program, """
+        import torch
+        w = torch.ones(3, requires_grad=True)
+        data = w * 2
+        v = data[0:1].add_(5)
+        s = (w * 3)[0:1].add_(5)
+    """)
+    # (line 5: the view and what it is a view of, both made by the line)
+    assert [(e["line"], e["name"]) for e in events(doc, "inplace")] == [(4, "data")]

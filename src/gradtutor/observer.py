@@ -740,6 +740,10 @@ class CallObserver(TorchFunctionMode):
         before = target.grad_fn if target is not None else None
         if before is not None:
             self.registry.tag_graph(before, self.context.origin)
+        base = _view_base(target) if target is not None and before is not None else None
+        of = base() if base is not None else None
+        base_before = of.grad_fn if of is not None else None
+        del of
         try:
             out = self._run(func, args, kwargs)
         except RuntimeError as exc:
@@ -753,6 +757,13 @@ class CallObserver(TorchFunctionMode):
             # of its computing, not a change of anything the user had.
             tag = self.registry.tag_of(before) if before is not None else None
             made_here = tag is not None and tag.origin is self.context.origin
+            if made_here and base is not None:
+                # A view the statement made, of a tensor it did not make
+                # (data[0:1].add_(5)): what changed is that tensor.
+                base_tag = self.registry.tag_of(base_before) if base_before is not None else None
+                made_here = base_tag is not None and base_tag.origin is self.context.origin
+            elif base is None:
+                base = _view_base(target)
             view = self._data_views.get(id(target))
             data_of = view[1] if view is not None and view[0]() is target else None
             library, kind = self._library_call()
@@ -766,7 +777,7 @@ class CallObserver(TorchFunctionMode):
                 data_of,
                 library,
                 kind,
-                _view_base(target),
+                base,
             )
             if not made_here:
                 self.add_record(rec)
