@@ -168,7 +168,7 @@ def detect_events(
             if rec.accumulated:
                 if params is None:
                     params = _param_paths(namespace)
-                events.extend(_accumulated_events(rec, rec_line, name_of, params))
+                events.extend(_grad_events("grad-accumulated", rec.accumulated, rec_line, name_of, params))
         elif isinstance(rec, DetachRecord):
             name = name_of(rec.ref)
             detached = rec.ref()
@@ -385,15 +385,19 @@ def _requires_grad_change(
     return ("requires-grad", name, how, ""), False, Event.make("requires-grad", line, name=name, on=rec.on)
 
 
-def _accumulated_events(
-    rec: BackwardRecord,
+def _grad_events(
+    kind: str,
+    refs: list[weakref.ref[torch.Tensor]],
     line: int,
     name_of: Any,
     params: dict[int, tuple[str, str]],
+    **fields: Any,
 ) -> list[Event]:
+    """Events of ``kind`` for the leaves of ``refs`` whose .grad a backward
+    changed: one per named tensor, one per module for its parameters."""
     events: list[Event] = []
     by_module: dict[str, int] = {}
-    for ref in rec.accumulated:
+    for ref in refs:
         leaf = ref()
         if leaf is not None and id(leaf) in params:
             # (a parameter is counted with its module, whatever other name
@@ -403,9 +407,9 @@ def _accumulated_events(
             continue
         name = name_of(ref)
         if name is not None:
-            events.append(Event.make("grad-accumulated", line, name=name))
+            events.append(Event.make(kind, line, name=name, **fields))
     for module, count in by_module.items():
-        events.append(Event.make("grad-accumulated", line, name=module, parameters=count))
+        events.append(Event.make(kind, line, name=module, parameters=count, **fields))
     return events
 
 

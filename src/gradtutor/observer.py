@@ -614,6 +614,21 @@ class CallObserver(TorchFunctionMode):
         )
         if not retain:
             record.freed = self.registry.mark_freed(grad_fns, self.context.origin, inputs=self._targets(bound, grad_fns))
+        self._grads_written(before, record, create)
+        del before
+        if api == "autograd.grad":
+            record.results = [weakref.ref(t) for t in _tensors_in(out)]
+        self.add_record(record)
+        self._tag_outputs(out)
+        return out
+
+    def _grads_written(
+        self, before: list[tuple[weakref.ref[torch.Tensor], Any, int | None]],
+        record: BackwardRecord, create: bool,
+    ) -> None:
+        """The leaves whose .grad a backward changed, from their .grad
+        ``before`` it (the leaf, its .grad, that .grad's version), into
+        ``record``'s ``first_grads`` and ``accumulated``."""
         with ag.hidden_from_user_modes():
             for ref, old, old_version in before:
                 reached = ref()
@@ -628,12 +643,6 @@ class CallObserver(TorchFunctionMode):
                 if create and new is not None and new.grad_fn is not None:
                     # With create_graph the gradient has a graph, made by this line.
                     self.registry.tag_graph(new.grad_fn, self.context.origin)
-        del before
-        if api == "autograd.grad":
-            record.results = [weakref.ref(t) for t in _tensors_in(out)]
-        self.add_record(record)
-        self._tag_outputs(out)
-        return out
 
     @staticmethod
     def _retains(bound: dict[str, Any]) -> bool:
