@@ -103,6 +103,59 @@ def test_grad_accumulated_in_a_module_is_reported_per_module(program):
 
 
 @pytest.mark.parametrize(
+    "before, added", [("", False), ("model(x.exp()).sum().backward()", True)], ids=["filled", "added-to"]
+)
+def test_gradients_a_failed_backward_filled_are_told_per_module(program, before, added):
+    """A backward that fails part-way has already filled the .grad of the
+    parameters it reached (the Linear's, before exp's backward): they stay,
+    and the next backward adds to them. Told with the error, not only by
+    that next backward's "added to"."""
+    doc = run(program, f"""
+        import torch
+        model = torch.nn.Linear(3, 1)
+        x = torch.ones(2, 3, requires_grad=True)
+        h = x.exp()
+        loss = model(h * 2).sum()
+        h.add_(1)
+        {before}
+        try:
+            loss.backward()
+        except RuntimeError:
+            pass
+    """)
+    line = 9  # loss.backward()
+    [error] = events(doc, "error")
+    assert (error["line"], error["cause"]) == (line, "inplace-modified")
+    # x's gradient would come through exp's backward, which failed: x.grad is left as it was.
+    assert events(doc, "grad-before-error") == [
+        {"kind": "grad-before-error", "line": line, "name": "model", "parameters": 2, "added": added}
+    ]
+    assert [e["kind"] for e in step_at(doc, line)["events"]] == ["error", "grad-before-error"]
+    assert [e["name"] for e in events(doc, "grad-accumulated")] == []
+
+
+@pytest.mark.parametrize("fails", [
+    "b = (w * 2).exp()\nb.add_(1)",  # exp's saved result changed in place
+    "b = w * 2\nb.register_hook(lambda g: 1 / 0)",  # a hook that raises, not a RuntimeError
+], ids=["inplace", "hook"])
+def test_a_named_tensor_a_failed_backward_filled_is_told(program, fails):
+    """v's gradient was complete before the backward failed on b's side."""
+    doc = run(program, """
+        import torch
+        w = torch.ones(3, requires_grad=True)
+        v = torch.ones(3, requires_grad=True)
+        """ + fails.replace("\n", "\n        ") + """
+        loss = b.sum() + (v * 5).sum()
+        try:
+            loss.backward()
+        except (RuntimeError, ZeroDivisionError):
+            pass
+    """)
+    assert events(doc, "grad-before-error") == [{"kind": "grad-before-error", "line": 8, "name": "v", "added": False}]
+    assert step_at(doc, 8)["grads"]["v"] == [5.0, 5.0, 5.0]
+
+
+@pytest.mark.parametrize(
     "line, how",
     [("d = y.detach()", "detach"), ("d = y.data", "data"), ("with torch.no_grad():\n    d = y * 2", "no_grad")],
 )

@@ -28,6 +28,8 @@ SAMPLES = [
                result="dydx"),
     Event.make("grad-accumulated", 6, name="w"),
     Event.make("grad-accumulated", 6, name="model", parameters=4),
+    *(Event.make("grad-before-error", 6, name="w", added=added) for added in (False, True)),
+    *(Event.make("grad-before-error", 6, name="model", parameters=2, added=added) for added in (False, True)),
     Event.make("detached", 7, name="d", how="detach", source="y"),
     Event.make("detached", 7, name="d", how="no_grad", source=None),
     Event.make("detached", 7, name="d", how="data", source="y"),

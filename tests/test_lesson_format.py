@@ -272,7 +272,7 @@ CASES = [
                  id="matcher-without-kind"),
     pytest.param(lesson(run("{kind: bound, name: y}")), 10,
                  "event matcher: unknown event kind 'bound' (known: name-bound, name-rebound, backward, "
-                 "grad-accumulated, detached, retain-grad, requires-grad, inplace, grad-reset, graph-growth, warning, error)",
+                 "grad-accumulated, grad-before-error, detached, retain-grad, requires-grad, inplace, grad-reset, graph-growth, warning, error)",
                  id="matcher-unknown-kind"),
     pytest.param(lesson(run("{kind: name-bound, name: y}", "{kind: backward, loss: y}")), 11,
                  "event matcher: 'backward' events have no field 'loss'", id="matcher-field-kind-lacks"),

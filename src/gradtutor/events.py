@@ -26,6 +26,7 @@ from gradtutor.tracebacks import exception_text
 from gradtutor.observer import (
     BackwardRecord,
     DetachRecord,
+    FailedBackwardRecord,
     GradSetRecord,
     InplaceRecord,
     RequiresGradRecord,
@@ -125,6 +126,7 @@ def detect_events(
     # counter by add_, its running statistics by batch_norm): its ops listed.
     changes: dict[tuple[str, str, str, str], tuple[int, bool, set[int], list[int], dict[str, None]]] = {}
     backwards: dict[tuple[Any, ...], tuple[int, int]] = {}
+    before_error: list[Event] = []  # what failed backwards filled, told after the error
 
     def collect(change: tuple[tuple[str, str, str, str], bool, Event], target: Any, op: str) -> None:
         change_key, of_module, event = change
@@ -169,6 +171,11 @@ def detect_events(
                 if params is None:
                     params = _param_paths(namespace)
                 events.extend(_grad_events("grad-accumulated", rec.accumulated, rec_line, name_of, params))
+        elif isinstance(rec, FailedBackwardRecord):
+            if params is None:
+                params = _param_paths(namespace)
+            for refs, added in ((rec.first_grads, False), (rec.accumulated, True)):
+                before_error.extend(_grad_events("grad-before-error", refs, rec_line, name_of, params, added=added))
         elif isinstance(rec, DetachRecord):
             name = name_of(rec.ref)
             detached = rec.ref()
@@ -227,6 +234,7 @@ def detect_events(
 
     if exception is not None:
         events.append(_error_event(line, exception, (error_details or {}).get(id(exception), {}), name_of))
+    events.extend(before_error)
     return _dedupe(events)
 
 

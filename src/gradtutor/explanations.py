@@ -35,6 +35,9 @@ EXPLANATION_KEYS: tuple[str, ...] = (
     "backward/retain-graph",
     "backward/nothing-saved",
     "grad-accumulated/parameters",
+    "grad-before-error/added",
+    "grad-before-error/parameters",
+    "grad-before-error/parameters-added",
     "backward/grad",
     "backward/grad-retain-graph",
     "backward/grad-create-graph",
@@ -89,6 +92,10 @@ def explanation_key(event: Event) -> str:
         return "backward/nothing-saved"
     if event.kind == "grad-accumulated" and event.get("parameters"):
         return "grad-accumulated/parameters"
+    if event.kind == "grad-before-error" and event.get("parameters"):
+        return "grad-before-error/parameters-added" if event.get("added") else "grad-before-error/parameters"
+    if event.kind == "grad-before-error" and event.get("added"):
+        return "grad-before-error/added"
     if event.kind == "inplace" and event.get("how") == "data":
         return "inplace/parameters-data" if event.get("parameters") else "inplace/data"
     if event.kind == "inplace" and event.get("how") == "buffers":

@@ -51,6 +51,7 @@ EVENT_FIELDS: Mapping[str, tuple[str, ...]] = {
     "name-rebound": ("name", "old_in_graph"),
     "backward": ("root", "retain_graph", "create_graph", "freed", "api"),
     "grad-accumulated": ("name", "parameters"),
+    "grad-before-error": ("name", "parameters", "added"),
     "detached": ("name", "how", "source"),
     "retain-grad": ("name",),
     "inplace": ("name", "op", "version", "parameters", "how"),
@@ -60,7 +61,7 @@ EVENT_FIELDS: Mapping[str, tuple[str, ...]] = {
     "error": ("cause", "exception", "name", "node_op", "node_line", "freed_by_line", "modified_at_line", "modified_op"),
 }
 _CAUSES = {"error": ERROR_CAUSES, "warning": WARNING_CAUSES}
-_BOOL_FIELDS = {"old_in_graph", "retain_graph", "create_graph"}
+_BOOL_FIELDS = {"old_in_graph", "retain_graph", "create_graph", "added"}
 _INT_FIELDS = {"freed", "nodes", "version", "parameters", "node_line", "freed_by_line", "modified_at_line"}
 
 Text = Mapping[str, str]  # language -> text

@@ -57,6 +57,7 @@ EVENT_KINDS = (
     "name-rebound",
     "backward",
     "grad-accumulated",
+    "grad-before-error",
     "detached",
     "retain-grad",
     "requires-grad",

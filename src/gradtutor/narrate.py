@@ -28,6 +28,7 @@ _SEVERITY_STYLE = {
     "warning": "bold yellow",
     "graph-growth": "bold yellow",
     "grad-accumulated": "bold magenta",
+    "grad-before-error": "bold magenta",
     "name-rebound": "bold cyan",
     "backward": "bold green",
 }

@@ -57,6 +57,17 @@ class BackwardRecord:
 
 
 @dataclass
+class FailedBackwardRecord:
+    """A backward that raised after the nodes it ran before the failing one
+    had filled the .grad of leaves (those gradients stay): the leaves whose
+    .grad was None (or zeros) in ``first_grads``, the others in ``accumulated``."""
+
+    line: int | None
+    first_grads: list[weakref.ref[torch.Tensor]] = field(default_factory=list)
+    accumulated: list[weakref.ref[torch.Tensor]] = field(default_factory=list)
+
+
+@dataclass
 class DetachRecord:
     line: int | None
     how: str  # "detach", "detach_", "data", "no_grad"
@@ -605,9 +616,16 @@ class CallObserver(TorchFunctionMode):
                 before.append((weakref.ref(leaf), g, None if g is None else g._version))
         try:
             out = self._run(func, args, kwargs)
-        except RuntimeError as exc:
-            self._explain_backward_error(exc, grad_fns, bound)
-            self.error_details.setdefault(id(exc), {})["during"] = api
+        except BaseException as exc:
+            if isinstance(exc, RuntimeError):
+                self._explain_backward_error(exc, grad_fns, bound)
+                self.error_details.setdefault(id(exc), {})["during"] = api
+            # The nodes it ran before the failing one filled .grad as they
+            # went: what they filled stays.
+            failed = FailedBackwardRecord(line)
+            self._grads_written(before, failed, create)
+            if failed.first_grads or failed.accumulated:
+                self.add_record(failed)
             raise
         record = BackwardRecord(
             line, api, retain, create, roots=[weakref.ref(t) for t in roots], library=self._library_call()[0]
@@ -624,7 +642,7 @@ class CallObserver(TorchFunctionMode):
 
     def _grads_written(
         self, before: list[tuple[weakref.ref[torch.Tensor], Any, int | None]],
-        record: BackwardRecord, create: bool,
+        record: BackwardRecord | FailedBackwardRecord, create: bool,
     ) -> None:
         """The leaves whose .grad a backward changed, from their .grad
         ``before`` it (the leaf, its .grad, that .grad's version), into
