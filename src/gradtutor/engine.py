@@ -33,7 +33,7 @@ from gradtutor import depth, repeat_steps
 from gradtutor.swap import swapped
 from gradtutor.capture import OutputCapture
 from gradtutor.events import NameTracker, detect_events, is_routine, with_growth_sizes
-from gradtutor.model import Event, Snapshot, Step
+from gradtutor.model import HIDDEN_GLOBAL, Event, Snapshot, Step
 from gradtutor.grads_seen import GradsSeen
 from gradtutor.observer import CallObserver, DetachRecord, LineContext
 from gradtutor.plain_calls import PlainCalls, QuietFunction, carries_tensors
@@ -789,12 +789,14 @@ class Engine:
     def _namespace_of(self, frame: FrameType, state: _Frame, local: dict[str, Any]) -> StepNames:
         """The names a step can see. In a function, its locals (``local``) hide
         globals of the same name; a hidden global tensor or module is still
-        named, as ``global x``, so it is not mistaken for the local ``x``."""
+        named, as ``global x``, so it is not mistaken for the local ``x``
+        (the key stays English: a narration in another language says it as
+        it shows it, see ``render.words.shown_name``)."""
         merged = dict(frame.f_globals)
         for name, value in local.items():
             hidden = merged.get(name)
             if hidden is not None and hidden is not value and isinstance(hidden, (torch.Tensor, torch.nn.Module)):
-                merged[f"global {name}"] = hidden
+                merged[HIDDEN_GLOBAL + name] = hidden
         merged.update(local)
         return StepNames(merged)
 
