@@ -275,6 +275,37 @@ def test_the_hidden_last_steps_of_a_call_are_told_under_the_line_that_made_it(ca
     assert line5["hidden_before"]["steps"] == 7 and [e["count"] for e in line5["hidden_before"]["repeated"]] == [3]
 
 
+def test_a_note_on_hidden_steps_comes_before_the_next_step_shown_in_any_function(capsys, tmp_path):
+    # The loop's backward at i == 3 was hidden, then f()'s line 6 shown at
+    # i == 4: its note told only f()'s hidden steps ("5 more ... nothing
+    # new"), and the backward came in the note after it, under line 10 run 5,
+    # as if done between the two.
+    text, _ = narrated(tmp_path, capsys, """
+        import torch
+        w = torch.ones(2, requires_grad=True)
+        def f(i):
+            y = (w * 2).sum()
+            if i == 4:
+                y = y * 3
+            return y
+        for i in range(6):
+            loss = f(i)
+            loss.backward()
+            if i == 4:
+                z = f(i)
+    """, "--width", "300")
+
+    def between(start: str, end: str) -> str:
+        return " ".join(text.split(start)[1].split(end)[0].split())
+
+    assert "(10 more repeated steps not shown; what they did was shown above and happened again: backward through " \
+           "loss: 1 node freed its saved tensors; w.grad was added to, not replaced) ── line 6 in f() " \
+           in between("── line 11, run 3", "── line 10, run 5")
+    assert "(2 more repeated steps not shown: nothing new) ── line 10, run 5" in between("── line 6 in f() ", "z = f(i)")
+    # A heading's note told some of them: the next note, in the call, tells the rest.
+    assert between("── line 12 ", "y = y * 3") == "z = f(i) (2 more repeated steps not shown: nothing new) ── line 6 in f(), run 2"
+
+
 def test_hidden_steps_count_an_optimizer_step_and_a_buffer_update_apart(capsys, tmp_path):
     # Both are "model was changed in place": counted as one, the note said
     # "model's buffers were updated ... ×6" and nothing of the optimizer.

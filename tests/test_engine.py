@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from pathlib import Path
 
 import pytest
 import torch
@@ -451,6 +452,101 @@ def test_a_function_called_again_and_again_has_repeated_steps_not_loop_steps(pro
                           capture_output=True, text=True, timeout=120).stdout
     assert "loop" not in text
     assert "repeated steps not shown" in text
+
+
+def _gaps(light: dict, full: dict) -> list[tuple[int, Counter, Counter]]:
+    """Per step shown in ``light``: how many steps its note says were hidden
+    before it and what they did again, beside the steps ``full`` (every step
+    shown) has between it and the step shown before it, and what they did."""
+    where = [(s["function"], s["line"], s["iteration"], s.get("leaving_block", False)) for s in full["steps"]]
+    out, after = [], 0
+    for step in light["steps"]:
+        at = where.index((step["function"], step["line"], step["iteration"],
+                          step.get("leaving_block", False)), after)
+        note = step.get("hidden_before", {"steps": 0, "repeated": []})
+        told, did = Counter(), Counter()
+        for e in note["repeated"]:
+            told[(e["kind"], e.get("name") or e.get("root"))] += e["count"]
+        for hidden in full["steps"][after:at]:
+            for e in hidden["events"]:
+                if e["kind"] != "name-bound" and not (e["kind"] == "name-rebound" and not e.get("old_in_graph")):
+                    did[(e["kind"], e.get("name") or e.get("root"))] += 1
+        out.append((at - after, +did, +told))
+        assert note["steps"] == at - after, (step["function"], step["line"], step["iteration"])
+        after = at + 1
+    return out
+
+
+HIDDEN_IN_CALLERS = [
+    # a caller's hidden steps (its backward) before a step its call shows
+    """
+    import torch
+    w = torch.ones(2, requires_grad=True)
+    def f(i):
+        y = (w * 2).sum()
+        if i == 4:
+            y = y * 3
+        return y
+    for i in range(6):
+        loss = f(i)
+        loss.backward()
+    """,
+    # the same, the call's step shown for something new past its first runs
+    """
+    import torch
+    w = torch.ones(2, requires_grad=True)
+    def f(n):
+        y = w * 2
+        for _ in range(n):
+            y = y * 3
+        return y.sum()
+    for i in range(8):
+        loss = f(3 if i == 5 else 1)
+        loss.backward()
+    """,
+    # a generator's hidden steps before a step of its consumer's
+    """
+    import torch
+    w = torch.ones(2, requires_grad=True)
+    def batches():
+        for i in range(8):
+            x = w * i
+            yield x.sum()
+    for i, loss in enumerate(batches()):
+        loss.backward()
+        if i == 6:
+            w.grad = None
+    """,
+]
+
+
+@pytest.mark.parametrize("source", HIDDEN_IN_CALLERS)
+def test_a_note_tells_the_steps_hidden_since_the_step_shown_before_it_in_any_frame(program, source):
+    """A step shown in a function its caller's hidden steps came before (or a
+    caller's after a generator's): its note tells them, not a note further
+    on, after steps that ran after them."""
+    path = program(source)
+    light = explain_json(path)
+    full = explain_json(path, options=("--max-iterations", "1000"))
+    assert light["hidden_steps"] > 0 and full["hidden_steps"] == 0
+    gaps = _gaps(light, full)
+    last = [(s["function"], s["line"], s["iteration"]) for s in full["steps"]].index(
+        (light["steps"][-1]["function"], light["steps"][-1]["line"], light["steps"][-1]["iteration"]))
+    # (those after the last step shown are told by the closing note only)
+    assert sum(n for n, _, _ in gaps) + len(full["steps"]) - last - 1 == light["hidden_steps"]
+    assert [told for _, _, told in gaps] == [did for _, did, _ in gaps]
+
+
+@pytest.mark.corpus
+def test_each_note_of_a_training_loop_tells_the_steps_hidden_just_before_it(monkeypatch):
+    """lpe_dynamic_net: an iteration's backward and optimizer step, hidden,
+    were told in the note after forward()'s next step shown, not before it."""
+    path = Path(__file__).parent / "corpus" / "lpe_dynamic_net.py"
+    monkeypatch.chdir(path.parent)
+    light = explain_json(path)
+    full = explain_json(path, options=("--max-iterations", "1000"))
+    gaps = _gaps(light, full)
+    assert [told for _, _, told in gaps] == [did for _, did, _ in gaps]
 
 
 HIDDEN_LOOPS = [

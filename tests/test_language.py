@@ -135,6 +135,49 @@ def test_explain_in_chinese_says_everything_in_chinese(program):
     assert typography_left(text) == []
 
 
+HIDDEN_GLOBAL = """\
+import torch
+w = torch.ones(2, requires_grad=True)
+y = w * 2
+opt = torch.optim.SGD([w], lr=0.1)
+def train():
+    w = torch.zeros(2, requires_grad=True)
+    loss = (w * y).sum()
+    loss.backward()
+    opt.zero_grad()
+    return loss
+loss = train()
+"""
+
+
+@pytest.mark.parametrize("fmt", ["text", "markdown"])
+def test_a_global_hidden_by_a_local_of_the_same_name_is_called_global_in_chinese(fmt, tmp_path):
+    # In train() the global w is drawn and named "global w" (its own w hides
+    # it): the Chinese said "global w" in the picture, the note on what is
+    # not drawn, the gradient lines and the events.
+    path = tmp_path / "prog.py"
+    path.write_text(HIDDEN_GLOBAL)
+
+    def said(language: str) -> str:
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+            options = ["--plain"] if fmt == "text" else ["--format", fmt]
+            assert main(["explain", *options, "--width", "100", "--lang", language, str(path)]) == 0
+        return out.getvalue()
+
+    zh, en = said("zh"), said("en")
+    assert "global" not in zh
+    for line in ("全局 w [叶子]", "没有改变的：全局 w、y", "全局 w.grad: None", "全局 w.grad 被设为 None"):
+        assert line in zh
+    assert "全局" not in en
+    for line in ("global w [leaf]", "unchanged since the last picture: global w, y", "global w.grad: None",
+                 "global w.grad was set to None"):
+        assert line in en
+    if fmt == "markdown":
+        zh = re.sub(r"```python\n.*?```", "", zh, flags=re.S).replace("\\_", "_").replace("\\*", "*")
+    assert english_left(zh, identifiers(HIDDEN_GLOBAL) | {"text", "gradtutor"}, whole_output=True) == []
+
+
 SHELL_INPUTS = [
     ":help",
     "x = torch.tensor([1.0, 2.0], requires_grad=True)",

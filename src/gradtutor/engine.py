@@ -33,7 +33,7 @@ from gradtutor import depth, repeat_steps
 from gradtutor.swap import swapped
 from gradtutor.capture import OutputCapture
 from gradtutor.events import NameTracker, detect_events, is_routine, with_growth_sizes
-from gradtutor.model import Event, Snapshot, Step
+from gradtutor.model import HIDDEN_GLOBAL, Event, Snapshot, Step
 from gradtutor.grads_seen import GradsSeen
 from gradtutor.observer import CallObserver, DetachRecord, LineContext
 from gradtutor.plain_calls import PlainCalls, QuietFunction, carries_tensors
@@ -70,7 +70,6 @@ class _Frame:
     lasti: int = -1
     exception: BaseException | None = None
     code: Any = None
-    hidden: int = 0
     calls_at_begin: int = 0  # the observer's count of torch calls when the statement began
     calls_at_start: int = 0  # ... when the frame started
     plain: bool = True  # no step of this call had an event (see plain_calls)
@@ -79,16 +78,15 @@ class _Frame:
     # A saved-tensor hook's call: the statement whose op called it, which
     # made the nodes its names meet untagged (see _start_frame).
     tags_as: ag.Origin | None = None
-    # What the hidden steps since the last shown one did again: signature ->
-    # [an example event, how many times].
-    repeated: dict[tuple[Any, ...], list[Any]] = field(default_factory=dict)
 
 
 @dataclass
-class _LeftHidden:
-    """Hidden steps not told yet of calls that have returned."""
+class _Unshown:
+    """The steps hidden since the last step shown ended, in whichever frame
+    they ran: a note before the next step shown tells them."""
 
     hidden: int = 0
+    # What they did again: signature -> [an example event, how many times].
     repeated: dict[tuple[Any, ...], list[Any]] = field(default_factory=dict)
 
 
@@ -109,7 +107,9 @@ class StepStart:
     iteration: int
     shown: bool
     pending_output: str = ""
-    hidden: int = 0  # loop steps of this frame not shown since its last shown one
+    # The steps hidden since the last step shown finished, in any frame (a
+    # heading shown since told some of them already), and what they did again.
+    hidden: int = 0
     repeated: tuple[tuple[Event, int], ...] = ()
     leaving: bool = False  # the end of a with block, not the with statement again
 
@@ -232,7 +232,7 @@ class Engine:
         self._steps: list[Step] = []
         self._hidden_total = 0
         self._repeated_total: dict[tuple[Any, ...], list[Any]] = {}
-        self._left_hidden = _LeftHidden()  # what calls that returned hid last (see _end_frame)
+        self._unshown = _Unshown()  # the steps hidden since the last step shown
         self._grads = GradsSeen()  # for each step's grad_changes
         self._displayed: list[Any] = []
         self.internal_errors: list[InternalError] = []  # the tutor's own failures while tracing
@@ -303,7 +303,7 @@ class Engine:
         self._steps = []
         self._hidden_total = 0
         self._repeated_total = {}
-        self._left_hidden = _LeftHidden()
+        self._unshown = _Unshown()
         self._displayed = []
         self.internal_errors = []
         result = RunResult(self._steps, internal_errors=self.internal_errors)
@@ -389,7 +389,7 @@ class Engine:
         self._steps = steps
         self._hidden_total = 0
         self._repeated_total = {}
-        self._left_hidden = _LeftHidden()
+        self._unshown = _Unshown()
         try:
             with self._observing():
                 yield steps
@@ -740,14 +740,13 @@ class Engine:
         observer.paused = True
         try:
             shown = iteration <= self.max_iterations
-            if shown:
-                self._take_left_hidden(state)
+            unshown = self._unshown
             assert self.on_begin is not None
             self.on_begin(StepStart(
                 index=state.origin.exec_id, line=stmt.start, source=stmt.text, function=state.function,
                 file=state.filename, iteration=iteration, shown=shown, pending_output=pending,
-                hidden=state.hidden if shown else 0,
-                repeated=tuple((e, n) for e, n in state.repeated.values()) if shown else (),
+                hidden=unshown.hidden if shown else 0,
+                repeated=tuple((e, n) for e, n in unshown.repeated.values()) if shown else (),
                 leaving=state.leaving,
             ))
         finally:
@@ -762,24 +761,6 @@ class Engine:
         if not state.is_module:
             self._forget_frame(state.key)
         self._leave_frame(state)
-        if state.hidden:
-            # The call's last steps were hidden and it returned: the next step
-            # shown, in whichever frame, says they happened (the call's own
-            # next shown step, which would have, never comes).
-            self._left_hidden.hidden += state.hidden
-            _add_repeated(self._left_hidden.repeated, state.repeated)
-            state.hidden = 0
-            state.repeated = {}
-
-    def _take_left_hidden(self, state: _Frame) -> None:
-        """A step of ``state`` is shown: it tells the hidden last steps of
-        calls that returned since the last shown step, with its own."""
-        left = self._left_hidden
-        if left.hidden:
-            state.hidden += left.hidden
-            _add_repeated(state.repeated, left.repeated)
-            left.hidden = 0
-            left.repeated = {}
 
     def _forget_frame(self, key: int) -> None:
         """Drop what the tutor keeps of a function's frame (its key, an id, may come back)."""
@@ -808,12 +789,14 @@ class Engine:
     def _namespace_of(self, frame: FrameType, state: _Frame, local: dict[str, Any]) -> StepNames:
         """The names a step can see. In a function, its locals (``local``) hide
         globals of the same name; a hidden global tensor or module is still
-        named, as ``global x``, so it is not mistaken for the local ``x``."""
+        named, as ``global x``, so it is not mistaken for the local ``x``
+        (the key stays English: a narration in another language says it as
+        it shows it, see ``render.words.shown_name``)."""
         merged = dict(frame.f_globals)
         for name, value in local.items():
             hidden = merged.get(name)
             if hidden is not None and hidden is not value and isinstance(hidden, (torch.Tensor, torch.nn.Module)):
-                merged[f"global {name}"] = hidden
+                merged[HIDDEN_GLOBAL + name] = hidden
         merged.update(local)
         return StepNames(merged)
 
@@ -839,7 +822,7 @@ class Engine:
             ):
                 # A loop step that called no torch function, raised nothing and
                 # bound no tensor: nothing to report, so nothing to compute.
-                state.hidden += 1
+                self._unshown.hidden += 1
                 self._hidden_total += 1
                 return
             self._scope_types.pop(state.key, None)
@@ -906,7 +889,7 @@ class Engine:
             where = (state.code, stmt.start)
             hidden = likely_hidden and not output and self._seen_before(where, events, signatures)
             if hidden:
-                self._count_hidden(state, events, signatures)
+                self._count_hidden(events, signatures)
                 if records:
                     self._grads.hidden(records)
                 if isinstance(repeat, tuple):
@@ -916,7 +899,6 @@ class Engine:
                 return
             self._shown.setdefault(where, set()).update(signatures)
             self._shown_anywhere.update(signatures)
-            self._take_left_hidden(state)
             if likely_hidden:
                 snapshot = self.snapshotter.take(
                     namespace, origin=state.origin, frame_key=state.key, names_current=True, tags_as=state.tags_as,
@@ -925,6 +907,10 @@ class Engine:
                 events = with_growth_sizes(events, snapshot)
             grad_changes = self._grad_changes(namespace, snapshot, records)
             self._orphan_output = ""
+            # The steps hidden since the last step shown, in any frame (a
+            # caller's before a step of its call, a call's last ones before
+            # its caller's next): they ran between the two.
+            unshown, self._unshown = self._unshown, _Unshown()
             step = Step(
                 index=state.origin.exec_id,
                 line=stmt.start,
@@ -937,14 +923,12 @@ class Engine:
                 iteration=iteration,
                 traceback=None,
                 extra=(
-                    {"hidden": state.hidden, "repeated": tuple((e, n) for e, n in state.repeated.values())}
-                    if state.hidden else {}
+                    {"hidden": unshown.hidden, "repeated": tuple((e, n) for e, n in unshown.repeated.values())}
+                    if unshown.hidden else {}
                 ),
                 grad_changes=grad_changes,
                 leaving=state.leaving,
             )
-            state.hidden = 0
-            state.repeated = {}
             self._remember_types(state, own)
             self._steps.append(step)
             if self.on_step is not None:
@@ -987,19 +971,19 @@ class Engine:
             last is not None and found is not None and last.repeated_by(*found)
             # (each event already counted since the last shown step, with an
             # example of its own: only the counts go up)
-            and all(sig in state.repeated for e, sig in zip(last.events, last.signatures) if _worth_repeating(e))
+            and all(sig in self._unshown.repeated for e, sig in zip(last.events, last.signatures) if _worth_repeating(e))
         ):
-            self._count_hidden(state, last.events, last.signatures)
+            self._count_hidden(last.events, last.signatures)
             return True
         return found
 
-    def _count_hidden(self, state: _Frame, events: Any, signatures: Any) -> None:
+    def _count_hidden(self, events: Any, signatures: Any) -> None:
         """A hidden step: counted, and its events that a note says happened again."""
-        state.hidden += 1
+        self._unshown.hidden += 1
         self._hidden_total += 1
         for event, signature in zip(events, signatures):
             if _worth_repeating(event):
-                _count(state.repeated, signature, event)
+                _count(self._unshown.repeated, signature, event)
                 _count(self._repeated_total, signature, event)
 
     def _failed_observing(self, state: _Frame, line: int, events: list[Event]) -> list[Event]:
@@ -1195,19 +1179,13 @@ def _stop_observing_again(observer: Any) -> None:
         observer.__exit__(None, None, None)
 
 
-def _count(into: dict[tuple[Any, ...], list[Any]], signature: tuple[Any, ...], event: Event, times: int = 1) -> None:
-    """Count ``event`` ``times`` more in ``into`` (signature -> [an example event, count])."""
+def _count(into: dict[tuple[Any, ...], list[Any]], signature: tuple[Any, ...], event: Event) -> None:
+    """Count ``event`` once more in ``into`` (signature -> [an example event, count])."""
     entry = into.get(signature)
     if entry is None:
-        into[signature] = [event, times]
+        into[signature] = [event, 1]
     else:
-        entry[1] += times
-
-
-def _add_repeated(into: dict[tuple[Any, ...], list[Any]], more: Mapping[tuple[Any, ...], list[Any]]) -> None:
-    """Add the counts of ``more`` to ``into``."""
-    for signature, (event, times) in more.items():
-        _count(into, signature, event, times)
+        entry[1] += 1
 
 
 def _worth_repeating(event: Event) -> bool:

@@ -18,6 +18,7 @@ from gradtutor.errors import DataFileError
 from gradtutor.plurals import CountingFormatter
 from gradtutor.model import ERROR_CAUSES, EVENT_KINDS, WARNING_CAUSES
 from gradtutor.model import Event
+from gradtutor.render.words import shown_name
 from gradtutor.typeset import tidy
 from gradtutor.yamlfile import line_of, load_yaml
 
@@ -113,6 +114,11 @@ def explanation_key(event: Event) -> str:
 
 Locate = Callable[[str, int], str]
 
+# The fields that name tensors or modules of the program (``result``: several,
+# joined by ", "): a global a local hides, ``global x``, is said in the
+# book's language (``shown_name``).
+_NAME_FIELDS = ("name", "root", "source", "result")
+
 _LINE_WORDS = {"en": "line {line}", "zh": "第 {line} 行"}
 
 
@@ -178,6 +184,10 @@ class ExplanationBook:
         fields: dict[str, Any] = {"line": event.line, **event.data}
         for name in ("retain_graph", "create_graph"):
             fields.pop(name, None)
+        for name in _NAME_FIELDS:
+            value = fields.get(name)
+            if isinstance(value, str):
+                fields[name] = ", ".join(shown_name(one, self.language) for one in value.split(", "))
         at = locate(file, event.line)
         fields["at"], fields["At"] = at, at[:1].upper() + at[1:]
         for name, value in event.data.items():

@@ -89,6 +89,12 @@ def is_routine(event: Event) -> bool:
     return event.kind in ROUTINE
 
 
+# A function's local hides a global of the same name: a global tensor or
+# module so hidden is still named, "global x" (see Engine._namespace_of). That
+# is a key of the names like any other; only where a name is shown is it
+# said in the narration's language (render.words.shown_name: "全局 x").
+HIDDEN_GLOBAL = "global "
+
 # Graph levels.
 LEVEL_STATEMENTS = "statements"
 LEVEL_OPS = "ops"

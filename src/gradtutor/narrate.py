@@ -20,7 +20,7 @@ from gradtutor.render import LAYERED_LIMIT, Drawing, GraphView, render_graph
 from gradtutor.render.vertical_view import VERTICAL
 from gradtutor.render.focus import Focus, touched_part
 from gradtutor.render.repeats import fold_repeats
-from gradtutor.render.words import say
+from gradtutor.render.words import say, shown_name
 from gradtutor.render.cells import wrap_cells
 
 _SEVERITY_STYLE = {
@@ -406,7 +406,8 @@ class Narrator:
         arrow = "->" if self.options.ascii else "→"
         ascii, language = self.options.ascii, self.options.language
         return [
-            f"{name}.grad: {format_grad(before, ascii, language)} {arrow} {format_grad(after, ascii, language)}"
+            f"{shown_name(name, language)}.grad: {format_grad(before, ascii, language)} {arrow} "
+            f"{format_grad(after, ascii, language)}"
             for name, before, after in step.grad_changes
         ]
 
@@ -484,7 +485,7 @@ class Narrator:
         language, shown = self.options.language, focus.names[:3]
         if shown:
             rest = focus.omitted - len(shown)
-            names = say(language, "list_sep").join(shown)
+            names = say(language, "list_sep").join(shown_name(name, language) for name in shown)
             more = say(language, "focus_more", count=rest) if rest else ""
         else:
             names, more = say(language, "focus_only", count=focus.omitted), ""

@@ -52,10 +52,11 @@ class StepPrinter:
         self.narrator = narrator
         self.show = show
         self.headed: set[int] = set()  # steps whose heading is printed
-        # Per headed step, the hidden steps its heading's note told of (their
-        # count, and each repeated event's): the rest, when it finishes, are
-        # the hidden last steps of functions it called.
-        self._told: dict[int, tuple[int, dict[int, int]]] = {}
+        # Of the steps hidden since the last step finished, those the notes
+        # of headings printed since told of (their count, and each repeated
+        # event's): the engine counts them until a step is shown, the next
+        # note tells only the rest.
+        self._told: tuple[int, dict[int, int]] = (0, {})
         self.last: int | None = None  # the step printed to last
 
     def begin(self, start: Any) -> None:
@@ -66,38 +67,28 @@ class StepPrinter:
             return
         options = self.narrator.options
         header = step_header(start, ascii=options.ascii, language=options.language)
-        if start.hidden:
-            note = hidden_note(start.hidden, self.narrator.repeated(start.repeated, start.file), options.ascii,
-                               options.language)
-            self._show_all([note, header])
-        else:
-            self.show(header)
+        note = self._note(start.hidden, start.repeated, start.file)
+        self._show_all([note, header] if note is not None else [header])
         self.headed.add(start.index)
-        if start.hidden:
-            self._told[start.index] = (start.hidden, {id(e): n for e, n in start.repeated})
+        self._told = (start.hidden, {id(e): n for e, n in start.repeated})
         self.last = start.index
 
     def finish(self, step: Step) -> None:
         narrator = self.narrator
         shown: list[RenderableType] = []
+        note = self._note(step.extra.get("hidden", 0), step.extra.get("repeated", ()), step.file)
+        self._told = (0, {})
+        if note is not None:
+            shown.append(note)
         if step.index in self.headed:
             self.headed.discard(step.index)
-            told, told_repeated = self._told.pop(step.index, (0, {}))
-            hidden = step.extra.get("hidden", 0) - told
-            if hidden > 0:
-                repeated = [(e, n - told_repeated.get(id(e), 0)) for e, n in step.extra.get("repeated", ())]
-                shown.append(hidden_note(hidden, narrator.repeated([(e, n) for e, n in repeated if n > 0], step.file),
-                                         narrator.options.ascii, narrator.options.language))
+            if note is not None:
                 self.last = None  # what the step says next needs its heading again
             if self.last != step.index and (step.output or step.events or step.grad_changes):
                 language = narrator.options.language
                 where = step_where(step, language) + say(language, "continued")
                 shown.append(step_header(step, ascii=narrator.options.ascii, where=where))
         else:
-            hidden = step.extra.get("hidden", 0)
-            if hidden:
-                shown.append(hidden_note(hidden, narrator.repeated(step.extra.get("repeated", ()), step.file),
-                                         narrator.options.ascii, narrator.options.language))
             shown.append(step_header(step, ascii=narrator.options.ascii, language=narrator.options.language))
         if step.output:
             shown.append(_verbatim(step.output))
@@ -106,6 +97,18 @@ class StepPrinter:
         shown.extend(narrator.graph_if_changed(step.snapshot, step_frame_key(step), event_names([step])))
         self._show_all(shown)
         self.last = step.index
+
+    def _note(self, hidden: int, repeated: Any, file: str) -> RenderableType | None:
+        """The note on the steps hidden since the last step finished
+        (``hidden``, ``repeated``: the engine's count) that no note printed
+        since told of; None when there are none."""
+        told, told_repeated = self._told
+        if hidden <= told:
+            return None
+        rest = [(e, n - told_repeated.get(id(e), 0)) for e, n in repeated]
+        options = self.narrator.options
+        return hidden_note(hidden - told, self.narrator.repeated([(e, n) for e, n in rest if n > 0], file),
+                           options.ascii, options.language)
 
     def _show_all(self, renderables: list[RenderableType]) -> None:
         """One print for all (each print costs the console a setting up)."""

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from gradtutor.model import MODULE, OP, SAVED_FREED, STATEMENT, Graph, Node
-from gradtutor.render.words import Locate, marks, plural, say
+from gradtutor.model import HIDDEN_GLOBAL, MODULE, OP, SAVED_FREED, STATEMENT, Graph, Node
+from gradtutor.render.words import Locate, marks, plural, say, shown_name
 from gradtutor.render.canvas import Span
 from gradtutor.render.charset import Charset
 from gradtutor.render.graph_index import GraphIndex, index_graph
@@ -133,7 +133,9 @@ def make_scene(
 ) -> Scene:
     """Index ``graph`` and settle what is marked: nodes of ``current_step`` as
     new (unless that step built every op or statement in the graph: marking
-    everything marks nothing), and "none saved" only when something is freed."""
+    everything marks nothing), and "none saved" only when something is freed.
+    Names are drawn as ``language`` says them (``global x``: ``全局 x``)."""
+    graph = _names_said(graph, language)
     if current_step is not None and _all_new(graph, current_step):
         current_step = None  # the step built the whole graph: marking everything marks nothing
     scene = Scene(graph, index_graph(graph), charset, width, current_step, language=language, locate=locate)
@@ -146,6 +148,26 @@ def make_scene(
         label = m.label + (words["dropped"] if m.dropped else words["old"] if m.former_names else "")
         scene.notes.append(scene.say("module", label=label, detail=_module_size(scene, m.detail, m.dropped)))
     return scene
+
+
+def _names_said(graph: Graph, language: str) -> Graph:
+    """``graph`` with its names as ``language`` says them (``shown_name``);
+    ``graph`` itself when that changes none."""
+    nodes = tuple(_node_said(n, language) for n in graph.nodes)
+    if all(said is n for said, n in zip(nodes, graph.nodes)):
+        return graph
+    return replace(graph, nodes=nodes)
+
+
+def _node_said(node: Node, language: str) -> Node:
+    # (a leaf's or a module's label is its name, or a parameter's path: global model.fc.weight)
+    if not any(name.startswith(HIDDEN_GLOBAL) for name in (node.label, *node.names, *node.former_names)):
+        return node
+    said = replace(
+        node, label=shown_name(node.label, language), names=tuple(shown_name(n, language) for n in node.names),
+        former_names=tuple(shown_name(n, language) for n in node.former_names),
+    )
+    return node if said == node else said
 
 
 def _all_new(graph: Graph, step: int) -> bool:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Callable
 
+from gradtutor.model import HIDDEN_GLOBAL
 from gradtutor.plurals import COUNTING
 from gradtutor.typeset import tidy
 
@@ -15,6 +16,8 @@ Locate = Callable[[str, int], str]
 
 # The markers drawn beside a node. ``old`` and ``dropped`` follow a name
 # (``x (old)``), the others go in brackets, joined by ``sep`` (``[new, grad]``).
+# ``global`` is how a global that a function's local of the same name hides
+# is named (see ``shown_name``).
 MARKS: dict[str, dict[str, str]] = {
     "en": {
         "new": "new",
@@ -30,6 +33,7 @@ MARKS: dict[str, dict[str, str]] = {
         "dropped": " (dropped)",
         "sep": ", ",
         "inside": "inside {label}",
+        "global": "global {name}",
     },
     "zh": {
         "new": "新建",
@@ -45,6 +49,7 @@ MARKS: dict[str, dict[str, str]] = {
         "dropped": " (已丢弃)",
         "sep": "、",
         "inside": "{label} 之中",
+        "global": "全局 {name}",
     },
 }
 
@@ -52,6 +57,15 @@ MARKS: dict[str, dict[str, str]] = {
 def marks(language: str) -> dict[str, str]:
     """The markers of ``language`` (English for a language without its own)."""
     return MARKS.get(language, MARKS["en"])
+
+
+def shown_name(name: str, language: str) -> str:
+    """A name from the program as ``language`` shows it: itself, but for a
+    global that a function's local of the same name hides, whose name (a key
+    the tutor finds it by, in English) is ``global x``: ``全局 x`` in Chinese."""
+    if not name.startswith(HIDDEN_GLOBAL):
+        return name
+    return marks(language)["global"].format(name=name[len(HIDDEN_GLOBAL):])
 
 
 WORDS: dict[str, dict[str, str]] = {
