@@ -328,6 +328,39 @@ def test_a_node_whose_saved_tensor_was_changed_in_place_is_marked_before_backwar
     assert saved(14, "b ** 2") == "present"  # under hooks: not asked (torch would say modified)
 
 
+def test_a_backward_failing_on_a_changed_tensor_runs_no_unpack_hook_it_did_not_run(program):
+    # Finding the node the backward stopped at asks torch of the graph's
+    # nodes, but not of those made under saved-tensor hooks: c's exp never
+    # ran (pow, run first, fails), so its unpack hook never runs either.
+    path = program("""
+        import torch
+        calls = []
+        def unpack(t):
+            calls.append(1)
+            return t
+        w = torch.randn(3, requires_grad=True)
+        with torch.autograd.graph.saved_tensors_hooks(lambda t: t, unpack):
+            c = (w * 3).exp()
+        a = w * 1.5
+        sq = a ** 2
+        a.mul_(2)
+        try:
+            (sq.sum() + c.sum()).backward()
+        except RuntimeError as err:
+            print("modified" if "inplace operation" in str(err) else "other")
+        print(len(calls))
+    """)
+    import subprocess
+    import sys
+
+    plain = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=120)
+    assert plain.stdout == "modified\n0\n"
+    doc = explain_json(path)
+    assert "".join(s["output"] for s in doc["steps"]) == plain.stdout
+    [error] = events(doc, "error")
+    assert (error["cause"], error["node_line"]) == ("inplace-modified", 10)
+
+
 def test_custom_function_and_saved_tensor_hooks_run_as_often_as_without_the_tutor(program):
     path = program("""
         import torch

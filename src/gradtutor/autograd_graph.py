@@ -515,14 +515,15 @@ class TagRegistry:
         created after its inputs), so that is the reachable node in that state
         with the highest sequence number. ``known=True`` trusts the state the
         tags recorded before the call (the failed call itself frees the nodes
-        it ran before it stopped); otherwise torch is asked.
+        it ran before it stopped); otherwise torch is asked, but not of nodes
+        made under saved-tensor hooks (reading would run the unpack hook).
         """
         best: NodeTag | None = None
         for node in iter_nodes(grad_fns):
             tag = self.tag_of(node)
             if tag is None or not tag.saved_attrs:
                 continue
-            current = tag.saved if known else read_saved_state(node, tag.saved_attrs)
+            current = tag.saved if known or tag.hooked else read_saved_state(node, tag.saved_attrs)
             if current != state:
                 continue
             if best is None or tag.sequence_nr > best.sequence_nr:
