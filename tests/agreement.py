@@ -20,6 +20,7 @@ from gradtutor.render import Drawing
 _QUOTED = re.compile(r'"([^"]+)"')
 _FREED_BY = re.compile(r"freed by the backwards? at ([^:]+):")
 _LINE = re.compile(r"line (\d+)")
+_FAILED_BACKWARD = ("second-backward", "inplace-modified")
 
 OPTIONS = NarrationOptions(width=100)
 
@@ -66,7 +67,8 @@ def check_run(steps: Iterable[Step]) -> list[str]:
     shown: Drawing | None = None
     for step in steps:
         for event in step.events:
-            if event.kind == "backward" or (event.kind == "error" and event.get("cause") == "second-backward"):
+            # A backward that fails part-way has freed the nodes it ran first.
+            if event.kind == "backward" or (event.kind == "error" and event.get("cause") in _FAILED_BACKWARD):
                 backward_lines.add(event.line)
         shown = narrator.drawing_if_changed(step.snapshot, step_frame_key(step)) or shown
         problems.extend(disagreements(step, backward_lines))

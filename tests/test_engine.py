@@ -262,6 +262,18 @@ ORACLE_PROGRAMS = {
     "grad-nonleaf-input": "h = x.exp()\nk = h.cos()\nout = (k * y).sum()\ng, = torch.autograd.grad(out, [h])\n",
     "backward-inputs": "h = x.exp()\nk = y.sin()\nout = (h * k).sum()\nout.backward(inputs=[x])\n",
     "failed-second": "h = x.exp()\nout = (h * h).sum()\nout.backward()\nout2 = (out * y.sum()).sin()\ntry:\n    out2.backward()\nexcept RuntimeError:\n    pass\n",
+    # Fails at sigmoid's node: the nodes run before it (mul_, * 3) are freed, vv's is not.
+    "failed-inplace": "vv = x * x\ns = vv.sigmoid()\ns.mul_(2)\nloss = (vv * 3 + s).sum()\n"
+                      "try:\n    loss.backward()\nexcept RuntimeError:\n    pass\n",
+    "failed-inplace-retain": "vv = x * x\ns = vv.sigmoid()\ns.mul_(2)\nloss = (vv * 3 + s).sum()\n"
+                             "try:\n    loss.backward(retain_graph=True)\nexcept RuntimeError:\n    pass\n",
+    # Made under saved-tensor hooks, * 3 and exp are not read: worked out as run before sigmoid's node.
+    "failed-inplace-hooks": "vv = x * x\ns = vv.sigmoid()\ns.mul_(2)\n"
+                            "with torch.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):\n"
+                            "    k = (vv * 3).exp()\nloss = (k + s).sum()\n"
+                            "try:\n    loss.backward()\nexcept RuntimeError:\n    pass\n",
+    "failed-inplace-inputs": "vv = x * x\ns = vv.sigmoid()\ns.mul_(2)\nloss = (vv * 3 + s + y.exp()).sum()\n"
+                             "try:\n    loss.backward(inputs=[x])\nexcept RuntimeError:\n    pass\n",
 }
 
 

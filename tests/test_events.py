@@ -134,6 +134,61 @@ def test_gradients_a_failed_backward_filled_are_told_per_module(program, before,
     assert [e["name"] for e in events(doc, "grad-accumulated")] == []
 
 
+@pytest.mark.parametrize("retain", [False, True], ids=["freed", "retain-graph"])
+def test_a_backward_failing_on_a_changed_tensor_frees_the_nodes_it_ran_first(program, retain):
+    """The backward runs loss's nodes and mul_'s, then fails at sigmoid's:
+    the nodes it ran freed their saved tensors (unless retain_graph kept
+    them), drawn freed by its line; vv's node, never reached, keeps them.
+    s's statement holds sigmoid's node, whose saved output was changed: it
+    stays drawn modified, the cause of the error, though mul_'s was freed."""
+    doc = run(program, f"""
+        import torch
+        v = torch.ones(3, requires_grad=True)
+        vv = v * v
+        s = vv.sigmoid()
+        s.mul_(2)
+        loss = (vv * 3 + s).sum()
+        try:
+            loss.backward({"retain_graph=True" if retain else ""})
+        except RuntimeError:
+            pass
+    """)
+    [error] = events(doc, "error")
+    assert (error["cause"], error["line"], error["node_line"]) == ("inplace-modified", 8, 4)
+    statements = [n for n in step_at(doc, 8)["graph"]["nodes"] if n["kind"] == "statement"]
+    saved = {n["label"]: (n["saved"], n.get("freed_by_line")) for n in statements}
+    assert saved == {
+        "v * v": ("present", None),
+        "vv.sigmoid()": ("modified", None),
+        "(vv * 3 + s).sum()": ("present", None) if retain else ("freed", 8),
+    }
+
+
+def test_a_picture_may_say_a_failed_backward_freed_nodes(program):
+    """The text-picture agreement check (tests/agreement.py) knows a backward
+    that failed on a changed tensor as one that frees nodes."""
+    from agreement import check_run
+    from gradtutor.explain import read_program, run_script
+
+    path = str(program("""
+        import torch
+        v = torch.ones(3, requires_grad=True)
+        s = (v * v).sigmoid()
+        s.mul_(2)
+        loss = (v * 3 + s).sum()
+        try:
+            loss.backward()
+        except RuntimeError:
+            pass
+        again = loss * 1
+    """))
+    source, code = read_program(path)
+    steps: list = []
+    run_script(path, source, code, [], capture_output=True, on_step=steps.append)
+    assert any(n.freed_by_line == 7 for n in steps[-1].snapshot.ops.nodes)
+    assert check_run(steps) == []
+
+
 @pytest.mark.parametrize("fails", [
     "b = (w * 2).exp()\nb.add_(1)",  # exp's saved result changed in place
     "b = w * 2\nb.register_hook(lambda g: 1 / 0)",  # a hook that raises, not a RuntimeError

@@ -505,6 +505,47 @@ class TagRegistry:
             freed += 1
         return freed
 
+    def mark_freed_before_failure(
+        self,
+        grad_fns: Iterable[Any],
+        by: Origin,
+        stopped_at: NodeTag | None,
+        *,
+        inputs: Iterable[Any] = (),
+    ) -> int:
+        """After a backward without retain_graph failed part-way (at
+        ``stopped_at``, when known): mark the nodes it ran before failing as
+        freed; return how many it freed.
+
+        Torch is asked: a node whose saved tensors it now calls freed, that
+        no earlier backward freed, was freed by this one. Nodes made under
+        saved-tensor hooks are not read (reading would run the unpack hook):
+        of them, those ``mark_freed`` works out the backward ran before
+        ``stopped_at`` (none when it is not known).
+        """
+        nodes = list(iter_nodes(grad_fns))
+        targets = {id(t) for t in inputs}
+        ran = _nodes_leading_to(nodes, targets) if targets else {id(n) for n in nodes}
+        freed = 0
+        for node in nodes:
+            tag = self.tag_of(node) or self.tag_graph(node, UNKNOWN_ORIGIN)
+            if tag is None or not tag.saved_attrs or tag.saved == SAVED_FREED:
+                continue
+            if tag.hooked:
+                if (
+                    stopped_at is None
+                    or tag.saved != SAVED_PRESENT
+                    or id(node) not in ran
+                    or tag.sequence_nr <= stopped_at.sequence_nr
+                ):
+                    continue
+            elif read_saved_state(node, tag.saved_attrs) != SAVED_FREED:
+                continue
+            tag.saved = SAVED_FREED
+            tag.freed_by = by
+            freed += 1
+        return freed
+
     def first_failing_node(
         self, grad_fns: Iterable[Any], state: str, *, known: bool = False
     ) -> NodeTag | None:

@@ -27,7 +27,11 @@ from gradtutor.model import (
     Node,
 )
 
-_SAVED_PRIORITY = (SAVED_FREED, SAVED_MODIFIED, SAVED_PRESENT, SAVED_NONE)
+# A statement is drawn in the first state one of its nodes is in. Modified
+# comes first: "a tensor it saved was changed" is true of a statement with
+# one such node, "its saved tensors were freed" is not (a backward that fails
+# at a node frees the nodes it ran before, the in-place op's among them).
+_SAVED_PRIORITY = (SAVED_MODIFIED, SAVED_FREED, SAVED_PRESENT, SAVED_NONE)
 
 
 def group_statements(
@@ -249,7 +253,7 @@ def _statement_node(
     saved = next(
         (state for state in _SAVED_PRIORITY if any(m.saved == state for m in members)), SAVED_NONE
     )
-    freeing = next((m for m in members if m.freed_by_line is not None), None)
+    freeing = next((m for m in members if m.freed_by_line is not None), None) if saved == SAVED_FREED else None
     return Node(
         id=group,
         kind=STATEMENT,

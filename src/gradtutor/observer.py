@@ -707,6 +707,11 @@ class CallObserver(TorchFunctionMode):
                 }
         elif cause == "inplace-modified":
             tag = self.registry.first_failing_node(grad_fns, SAVED_MODIFIED)
+            if not self._retains(bound):
+                # The nodes it ran before the one that failed freed their saved tensors.
+                self.registry.mark_freed_before_failure(
+                    grad_fns, self.context.origin, tag, inputs=self._targets(bound, grad_fns)
+                )
             if tag is not None:
                 details = {"node": tag.node_id, "node_op": tag.op, "node_origin": tag.origin}
             details.update(self._modified_at(str(exc)))
