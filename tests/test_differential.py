@@ -305,7 +305,7 @@ print("ok", z, h.requires_grad)
 """
 
 
-@pytest.mark.parametrize("where", ["_new_tag", "leaf_tag", "tag_graph", "mark_freed", "first_failing_node"])
+@pytest.mark.parametrize("where", ["_new_tag", "leaf_tag", "tag_graph", "mark_freed", "mark_freed_before_failure", "first_failing_node"])
 def test_a_failure_of_the_tutors_own_never_reaches_the_program(where, tmp_path, monkeypatch, capsys):
     """Made to fail at one place in the tutor, the tutor reports it on one
     line per step, and the program runs as it does without the tutor:

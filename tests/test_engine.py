@@ -262,6 +262,9 @@ ORACLE_PROGRAMS = {
     "grad-nonleaf-input": "h = x.exp()\nk = h.cos()\nout = (k * y).sum()\ng, = torch.autograd.grad(out, [h])\n",
     "backward-inputs": "h = x.exp()\nk = y.sin()\nout = (h * k).sum()\nout.backward(inputs=[x])\n",
     "failed-second": "h = x.exp()\nout = (h * h).sum()\nout.backward()\nout2 = (out * y.sum()).sin()\ntry:\n    out2.backward()\nexcept RuntimeError:\n    pass\n",
+    # Fails at out's nodes, freed by the first: k's sin, made after them, does not lead to x and never ran.
+    "failed-second-inputs": "h = x.exp()\nout = (h * h).sum()\nout.backward()\nk = y.sin()\n"
+                            "out2 = (out * k.sum()).sin()\ntry:\n    out2.backward(inputs=[x])\nexcept RuntimeError:\n    pass\n",
     # Fails at sigmoid's node: the nodes run before it (mul_, * 3) are freed, vv's is not.
     "failed-inplace": "vv = x * x\ns = vv.sigmoid()\ns.mul_(2)\nloss = (vv * 3 + s).sum()\n"
                       "try:\n    loss.backward()\nexcept RuntimeError:\n    pass\n",

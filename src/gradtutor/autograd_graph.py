@@ -478,7 +478,6 @@ class TagRegistry:
         by: Origin,
         *,
         inputs: Iterable[Any] = (),
-        stopped_at: NodeTag | None = None,
     ) -> int:
         """After a backward without retain_graph: mark the nodes it ran as freed;
         return how many it freed.
@@ -486,9 +485,9 @@ class TagRegistry:
         Which nodes ran is worked out, not read back: reading a saved tensor
         would unpack it, which can run the user's saved-tensor hooks or a
         checkpoint's forward again. Autograd runs every node reachable from
-        the roots, or with ``inputs`` only those on a path to one of them;
-        a backward that failed at ``stopped_at`` ran only the nodes it runs
-        first (higher sequence numbers). Tests check this against torch.
+        the roots, or with ``inputs`` only those on a path to one of them.
+        Tests check this against torch. (A backward that failed part-way:
+        see ``mark_freed_before_failure``.)
         """
         nodes = list(iter_nodes(grad_fns))
         targets = {id(t) for t in inputs}
@@ -497,8 +496,6 @@ class TagRegistry:
         for node in nodes:
             tag = self.tag_of(node) or self.tag_graph(node, UNKNOWN_ORIGIN)
             if tag is None or tag.saved != SAVED_PRESENT or id(node) not in ran:
-                continue
-            if stopped_at is not None and tag.sequence_nr <= stopped_at.sequence_nr:
                 continue
             tag.saved = SAVED_FREED
             tag.freed_by = by
@@ -520,8 +517,10 @@ class TagRegistry:
         Torch is asked: a node whose saved tensors it now calls freed, that
         no earlier backward freed, was freed by this one. Nodes made under
         saved-tensor hooks are not read (reading would run the unpack hook):
-        of them, those ``mark_freed`` works out the backward ran before
-        ``stopped_at`` (none when it is not known).
+        of them, those on a path the backward takes (see ``mark_freed``) with
+        a higher sequence number than ``stopped_at`` (the engine runs the
+        ready node of highest sequence number first, so it ran all those
+        before it); none when ``stopped_at`` is not known.
         """
         nodes = list(iter_nodes(grad_fns))
         targets = {id(t) for t in inputs}

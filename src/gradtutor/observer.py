@@ -691,8 +691,10 @@ class CallObserver(TorchFunctionMode):
             # already says so. Nodes this failed call ran before stopping
             # are freed now too, so mark them after choosing.
             tag = self.registry.first_failing_node(grad_fns, SAVED_FREED, known=True)
-            if tag is not None and not self._retains(bound):
-                self.registry.mark_freed(grad_fns, self.context.origin, stopped_at=tag)
+            if not self._retains(bound):
+                self.registry.mark_freed_before_failure(
+                    grad_fns, self.context.origin, tag, inputs=self._targets(bound, grad_fns)
+                )
             if tag is not None:
                 here = self.context.origin
                 details = {
