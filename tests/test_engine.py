@@ -166,6 +166,8 @@ def test_a_statement_that_runs_the_users_code_midway_is_drawn_in_parts(program):
     [first, block, second] = statements.values()
     assert (first["line"], block["line"], second["line"]) == (14, 10, 14)
     assert second["id"] == first["id"] + "~2" and second["names"] == ["loss"] and first["names"] == []
+    # The first part is what the line made on the way, not its value.
+    assert first.get("inside") is True and "inside" not in second
     edges = {tuple(e) for e in graph["edges"] if e[0] in statements and e[1] in statements}
     assert edges == {(first["id"], block["id"]), (block["id"], second["id"])}
 
@@ -181,6 +183,47 @@ def test_the_graph_of_a_gradient_made_with_create_graph_belongs_to_the_backward_
     step = doc["steps"][-1]
     [node] = [n for n in step["graph"]["nodes"] if n["names"] == ["first"]]
     assert node["line"] == 4 and node["label"] == "y.backward(create_graph=True)"
+
+
+def _explain_text(path) -> str:
+    import contextlib
+    import io
+
+    from gradtutor.cli import main
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        main(["explain", "--plain", "--width", "100", str(path)])
+    return out.getvalue()
+
+
+def test_what_a_line_handed_to_a_function_of_the_programs_is_drawn_inside_it(program):
+    # nanogpt_lecture_gpt: self.ln2(x) of 'x = x + self.ffwd(self.ln2(x))' was
+    # drawn 'x + self.ffwd(self.ln2(x))', the line's words, as if it were the
+    # line's value; the value is the part after ffwd's line.
+    path = program("""
+        import torch
+        from torch import nn
+
+        class FeedForward(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.net = nn.Linear(4, 4)
+
+            def forward(self, x):
+                return self.net(x)
+
+        ffwd = FeedForward()
+        ln = nn.LayerNorm(4)
+        x = torch.randn(2, 4, requires_grad=True)
+        y = x + ffwd(ln(x))
+    """)
+    graph = explain_json(path)["steps"][-1]["graph"]
+    statements = [(n["line"], n["names"], n.get("inside", False)) for n in graph["nodes"] if n["kind"] == "statement"]
+    assert statements == [(15, [], True), (10, [], False), (15, ["y"], False)]
+    text = _explain_text(path)
+    assert "x [leaf] --> inside x + ffwd(ln(x)) [new] --> self.net(x) --> x + ffwd(ln(x)) = y [new]" in text
+    assert "x [leaf] --> x + ffwd(ln(x)) [new]" not in text
 
 
 def test_ops_level_lists_every_autograd_node(program):

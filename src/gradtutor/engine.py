@@ -855,6 +855,7 @@ class Engine:
                 self._assign_parts(state.origin, stmt, namespace)
             elif stmt.elements:
                 self._assign_elements(state.origin, stmt, namespace, returning)
+            self._record_value(state, stmt, namespace, returning)
             # Past its first iterations a loop step is shown only when it says
             # something new: look only at what decides that, and take the
             # whole snapshot once it is to be shown.
@@ -1130,6 +1131,59 @@ class Engine:
             outputs.append((part_origin, tensors))
         self.registry.assign_parts(origin, outputs)
 
+    def _record_value(self, state: _Frame, stmt: StatementInfo, namespace: Mapping[str, Any], returning: Any) -> None:
+        """The statement ended: what it bound its targets to, or returned, is
+        its value (``Origin.value``); each statement of a ``;`` line has its
+        own. What it made on the way there is not: ``self.ln2(x)``, which
+        ``x = x + self.ffwd(self.ln2(x))`` handed to ``ffwd``, or the ``c + d
+        * x`` of ``a + b * P3(c + d * x)``, which P3's ``backward`` calls
+        ``input``."""
+        origin = state.origin
+        tags_as = state.tags_as or origin
+        if state.leaving:
+            return  # (the end of a with block: the with statement made nothing)
+        if stmt.parts:
+            for part_origin, part in zip(origin.parts, stmt.parts):
+                part_origin.value = self._nodes_of(self._bound_to(namespace, part.targets), tags_as)
+            return
+        if stmt.elements:
+            return  # (each element's value is kept by _assign_elements)
+        origin.value = self._nodes_of([returning, *self._bound_to(namespace, stmt.targets)], tags_as)
+
+    @staticmethod
+    def _bound_to(namespace: Mapping[str, Any], targets: tuple[str, ...]) -> list[Any]:
+        """The tensors, tuples and lists ``targets`` hold, in the order of the
+        names (the order a snapshot meets them in)."""
+        if not targets:
+            return []
+        scan = scan_names(namespace)
+        return [value for name, value in (*scan.tensors, *scan.sequences) if name in targets]
+
+    def _nodes_of(self, values: list[Any], origin: ag.Origin) -> tuple[str, ...] | None:
+        """The nodes of the tensors with a graph among ``values``, in tuples
+        and lists too (``hidden`` of ``output, hidden = self.rnn(emb,
+        hidden)``), tagged as a snapshot would tag them; None when there is
+        none, or more than the tutor looks at (the value is then not known).
+        (Tuples and lists are read with their own types' methods: a subclass's
+        code is not run.)"""
+        nodes: list[str] = []
+        todo = values[::-1]  # (taken in order: untagged nodes are tagged in the order they are met)
+        looked = 0
+        while todo:
+            value = todo.pop()
+            if isinstance(value, torch.Tensor):
+                if value.grad_fn is not None:
+                    tag = self.registry.tag_graph(value.grad_fn, origin)
+                    if tag is not None:
+                        nodes.append(tag.node_id)
+            elif isinstance(value, (tuple, list)):
+                items = list(tuple.__iter__(value) if isinstance(value, tuple) else list.__iter__(value))
+                looked += len(items)
+                if looked > _VALUE_ITEMS:
+                    return None
+                todo.extend(reversed(items))
+        return tuple(dict.fromkeys(nodes)) or None
+
     def _assign_elements(
         self, origin: ag.Origin, stmt: StatementInfo, namespace: Mapping[str, Any], returning: Any
     ) -> None:
@@ -1147,6 +1201,8 @@ class Engine:
                 part = ag.Origin(self._next_exec, stmt.start, origin.source, label, origin.function, origin.filename)
                 part.step_id = origin.exec_id
                 outputs.append((part, [value]))
+                known = self.registry.tag_of(value.grad_fn) if value.grad_fn is not None else None
+                part.value = (known.node_id,) if known is not None else None
         if outputs:
             self.registry.assign_parts(origin, outputs)
 
@@ -1171,6 +1227,10 @@ _CALLED_BY_AUTOGRAD = frozenset(
         getattr(torch.autograd.graph, "_engine_run_backward", None),
     ) if f is not None
 )
+
+
+# The items of tuples and lists a statement's value is looked for in.
+_VALUE_ITEMS = 256
 
 
 def _mode_stack() -> list[Any]:

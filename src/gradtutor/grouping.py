@@ -36,11 +36,12 @@ def group_statements(
     origins: Mapping[int, Any],
     const_nodes: Mapping[int, tuple[Node, ...]],
     module_sizes: Mapping[str, tuple[int, int, bool, int]],
-    cache: dict[str, tuple[tuple[Node, ...], Node]] | None = None,
+    cache: dict[str, tuple[tuple[tuple[Node, ...], Any], Node]] | None = None,
 ) -> Graph:
     """Group ``ops`` by statement execution; see the module docstring.
 
-    ``origins`` maps an execution id to its ``Origin`` (line, source, label);
+    ``origins`` maps an execution id to its ``Origin`` (line, source, label,
+    value);
     ``const_nodes`` the const inputs each execution read; ``module_sizes``
     the size of each named module: its parameters, the values they hold, and
     whether one of them has a .grad. ``cache`` keeps each statement
@@ -107,7 +108,11 @@ def group_statements(
                 detail=module_detail(size[0], size[1], size[3], old=old),
             )
         elif group.startswith("s"):
-            key = tuple(members[group])  # the nodes themselves: compared by identity first
+            # The nodes themselves (compared by identity first), and the
+            # statement's value: known once it ended.
+            step = members[group][0].step
+            origin = origins.get(step) if step is not None else None
+            key = (tuple(members[group]), origin.value if origin is not None else None)
             cached = cache.get(group) if cache is not None else None
             if cached is not None and cached[0] == key:
                 nodes[group] = cached[1]
@@ -233,6 +238,10 @@ def _statement_node(
     group: str, members: list[Node], origins: Mapping[int, Any], changed_at: tuple[tuple[str, int], ...] = ()
 ) -> Node:
     info = origins.get(members[0].step) if members[0].step is not None else None
+    # A part of an ended statement that does not hold its value: what the
+    # statement made on the way (drawn "inside" it).
+    value = info.value if info is not None else None
+    inside = value is not None and not _holding_value(members, value)
     named = [m for m in members if m.names]
     # The statement's output: the node its targets are bound to, else the newest.
     output = named[-1] if named else members[-1]
@@ -272,4 +281,20 @@ def _statement_node(
         several_tensors=sum(1 for m in members if m.names or m.former_names) > 1,
         made_in=first.made_in,
         dual=any(m.dual for m in members if m.names),
+        inside=inside,
     )
+
+
+def _holding_value(members: list[Node], value: tuple[str, ...] | None) -> list[Node]:
+    """The members holding the statement's value (what its targets were
+    bound to, or it returned, and what changed that in place since); all of
+    them while that is not known (it runs still, or bound no tensor)."""
+    if value is None:
+        return members
+    holding = set(value)
+    kept = []
+    for m in members:
+        if m.id in holding or m.inplace_of in holding:
+            holding.add(m.id)
+            kept.append(m)
+    return kept
