@@ -226,6 +226,107 @@ def test_what_a_line_handed_to_a_function_of_the_programs_is_drawn_inside_it(pro
     assert "x [leaf] --> x + ffwd(ln(x)) [new]" not in text
 
 
+def _statement_names(step: dict) -> dict[int, set[str]]:
+    """line -> the names of its statement node, in a step's graph."""
+    return {n["line"]: set(n["names"]) for n in step["graph"]["nodes"] if n["kind"] == "statement"}
+
+
+def test_a_statement_is_not_named_by_what_a_function_it_called_named(program):
+    # lpe_legendre_function: in the custom Function's backward, the line was
+    # drawn 'a + b * P3(c + d * x) = input, y_pred'; input is backward's name
+    # for c + d * x, which the line handed to P3, not the line's value.
+    path = program("""
+        import torch
+
+        class P3(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, input):
+                ctx.save_for_backward(input)
+                return input ** 3
+
+            @staticmethod
+            def backward(ctx, grad_output):
+                input, = ctx.saved_tensors
+                return grad_output * 3 * input ** 2
+
+        x = torch.ones(3, requires_grad=True)
+        y = 2 * P3.apply(x + 1)
+        y.sum().backward()
+    """)
+    doc = explain_json(path)
+
+    def statements(line: int) -> list[tuple[list[str], str]]:
+        return [
+            (n["names"], "running" if n.get("running") else "inside" if n.get("inside") else "")
+            for n in step_at(doc, line)["graph"]["nodes"] if n["kind"] == "statement"
+        ]
+
+    # In forward, the line runs still: what it made so far is drawn inside it.
+    assert statements(6) == [(["input"], "running")]
+    assert statements(15) == [(["y"], "")]
+    # In backward, input is drawn by its name as what the line made on the way.
+    assert statements(11) == statements(12) == [(["input"], "inside"), (["y"], "")]
+    text = _explain_text(path)
+    assert "= input, y" not in text
+    assert "x [leaf] --> inside 2 * P3.apply(x + 1) = input --> 2 * P3.apply(x + 1) = y" in text
+
+
+def test_a_return_inside_a_with_block_is_named_by_the_value_it_returned(program):
+    # saved_tensors_hooks: the unpack hook drew 'self.module(*args, **kwargs)
+    # = tensor_or_sctf, out'; tensor_or_sctf holds the weight.t() the Linear
+    # saved. The return ends before the with block does: its value comes at
+    # the block's end, when the frame returns.
+    doc = explain_json(program("""
+        import torch
+
+        def pack(t):
+            return t
+
+        def unpack(t):
+            return t
+
+        class Wrap(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.lin = torch.nn.Linear(2, 2)
+
+            def forward(self, x):
+                with torch.autograd.graph.saved_tensors_hooks(pack, unpack):
+                    return self.lin(x)
+
+        model = Wrap()
+        out = model(torch.ones(1, 2, requires_grad=True))
+        out.sum().backward()
+    """))
+    statements = [
+        (n["line"], n["names"], n.get("inside", False))
+        for step in doc["steps"] if step["function"] == "unpack" for n in step["graph"]["nodes"] if n["kind"] == "statement"
+    ]
+    assert (16, ["t"], True) in statements and (16, ["out"], False) in statements
+    assert all(names in ([], ["t"], ["out"]) for _, names, _ in statements)
+
+
+def test_the_names_of_a_statements_value_stay_whoever_bound_them(program):
+    # Several names of one tensor, two tensors of one statement (c is what h
+    # is computed from, inside the LSTM cell), a function's name for its
+    # argument, and a name given later: all are names of what a line made.
+    doc = explain_json(program("""
+        import torch
+
+        def double(t):
+            return t * 2
+
+        x = torch.ones(1, 2, requires_grad=True)
+        a = b = x * 2
+        h, c = torch.nn.LSTMCell(2, 2)(a)
+        y = double(h)
+        same = y
+    """))
+    inside = _statement_names(step_at(doc, 4))
+    assert inside[7] == {"a", "b"} and inside[8] == {"h", "c", "t"}
+    assert _statement_names(doc["steps"][-1]) == {7: {"a", "b"}, 8: {"h", "c"}, 4: {"y", "same"}}
+
+
 def test_ops_level_lists_every_autograd_node(program):
     path = program("import torch\nx = torch.ones(5)\nw = torch.ones(5, 3, requires_grad=True)\nz = torch.matmul(x, w)\n")
     doc = explain_json(path, options=("--level", "ops"))

@@ -79,6 +79,10 @@ class _Frame:
     # A saved-tensor hook's call: the statement whose op called it, which
     # made the nodes its names meet untagged (see _start_frame).
     tags_as: ag.Origin | None = None
+    # The last statement that ended, not the end of a with block: a return
+    # inside one ends before the block, and its value comes when the frame
+    # returns, at the block's end (see _record_value).
+    ended: ag.Origin | None = None
     # What the hidden steps since the last shown one did again: signature ->
     # [an example event, how many times].
     repeated: dict[tuple[Any, ...], list[Any]] = field(default_factory=dict)
@@ -1141,7 +1145,14 @@ class Engine:
         origin = state.origin
         tags_as = state.tags_as or origin
         if state.leaving:
-            return  # (the end of a with block: the with statement made nothing)
+            # The end of a with block, left by a return inside it (``with
+            # saved_tensors_hooks(...): return self.module(x)``): the value
+            # returned is that return's.
+            ended = state.ended
+            if returning is not None and ended is not None and ended.value is None and not ended.parts:
+                ended.value = self._nodes_of([returning], tags_as)
+            return
+        state.ended = origin
         if stmt.parts:
             for part_origin, part in zip(origin.parts, stmt.parts):
                 part_origin.value = self._nodes_of(self._bound_to(namespace, part.targets), tags_as)

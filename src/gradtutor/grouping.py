@@ -85,6 +85,7 @@ def group_statements(
             add(f"o:{node.detail}" if node.former_names else f"m:{node.detail}", node)
         else:
             add(node.id, node)
+    first_parts = _split_named_parts(order, members, group_of, inputs, origins)
 
     nodes: dict[str, Node] = {}
     for group in order:
@@ -136,7 +137,9 @@ def group_statements(
     for exec_id in sorted(const_nodes):
         for const in const_nodes.get(exec_id, ()):
             consts.setdefault(const.id, const)
-            link(const.id, statement_group(exec_id))
+            # (into its first part, as a statement drawn in parts has them)
+            group = statement_group(exec_id)
+            link(const.id, first_parts.get(group, group))
     for edge in ops.edges:
         link(group_of[edge.src], group_of[edge.dst])
 
@@ -210,6 +213,53 @@ class _StatementParts:
         return False
 
 
+def _split_named_parts(
+    order: list[str], members: dict[str, list[Node]], group_of: dict[str, str], inputs: Mapping[str, list[str]],
+    origins: Mapping[int, Any],
+) -> dict[str, str]:
+    """A statement that ended is named by its value only. A tensor it made on
+    the way there that a name holds now (in a custom Function's backward,
+    ``input`` holds the ``c + d * x`` of ``a + b * P3(c + d * x)``) is drawn
+    as a part of its own, with what the statement made it from: ``s15~n7``,
+    "inside" the statement, before it. (Not one computed from the value
+    itself: the two parts would each be drawn before the other. Its name is
+    left out.) Returns the first part of each statement split so."""
+    first: dict[str, str] = {}
+    for group in [g for g in order if g[:1] == "s"]:
+        own = members[group]
+        origin = origins.get(own[0].step) if own[0].step is not None else None
+        if origin is None or origin.value is None:
+            continue
+        held = {m.id for m in _holding_value(own, origin.value)}
+        if not held:
+            continue  # (a part without the value is drawn inside the statement whole)
+        parts = []
+        for m in own:
+            if m.id in held or not (m.names or m.former_names) or group_of[m.id] != group:
+                continue
+            part = f"{group}~{m.id}"
+            claimed: list[str] = []
+            todo = [m.id]
+            while todo:
+                node_id = todo.pop()
+                if node_id in held:
+                    break
+                if group_of.get(node_id) == group and node_id not in claimed:
+                    claimed.append(node_id)
+                    todo.extend(inputs.get(node_id, ()))
+            else:
+                for node_id in claimed:
+                    group_of[node_id] = part
+                parts.append(part)
+        if parts:
+            at = order.index(group)
+            order[at:at] = parts
+            for part in (*parts, group):
+                members[part] = [m for m in own if group_of[m.id] == part]
+            first[group] = parts[0]
+    return first
+
+
 def module_detail(parameters: int, values: int, trainable: int | None = None, *, old: bool = False) -> str:
     """A module node's size as the graph stores it, "6 parameters, 723
     values": a parameter is a tensor, as ``model.parameters()`` and the
@@ -238,19 +288,25 @@ def _statement_node(
     group: str, members: list[Node], origins: Mapping[int, Any], changed_at: tuple[tuple[str, int], ...] = ()
 ) -> Node:
     info = origins.get(members[0].step) if members[0].step is not None else None
-    # A part of an ended statement that does not hold its value: what the
-    # statement made on the way (drawn "inside" it).
+    # Only the names of the statement's value name it: not those a function it
+    # called gave a tensor it made on the way (``input`` in a custom
+    # Function's backward, for ``c + d * x`` of ``a + b * P3(c + d * x)``).
     value = info.value if info is not None else None
-    inside = value is not None and not _holding_value(members, value)
-    named = [m for m in members if m.names]
+    held = _holding_value(members, value)
+    # A part of an ended statement that does not hold its value: what the
+    # statement made on the way (drawn "inside" it), named by what names it.
+    inside = value is not None and not held
+    if inside:
+        held = members
+    named = [m for m in held if m.names]
     # The statement's output: the node its targets are bound to, else the newest.
     output = named[-1] if named else members[-1]
     first = members[0]
     names: list[str] = []
     former: list[str] = []
-    for m in members:
+    for m in held:
         names.extend(n for n in m.names if n not in names)
-    for m in members:
+    for m in held:
         # A tensor of this statement that lost its name to a rebinding: drawn
         # "x (old)" beside the names the others still have.
         if not m.names:
@@ -278,9 +334,9 @@ def _statement_node(
         retains_grad=any(m.retains_grad for m in members),
         ops=tuple(m.label for m in members),
         changed_at=changed_at,
-        several_tensors=sum(1 for m in members if m.names or m.former_names) > 1,
+        several_tensors=sum(1 for m in held if m.names or m.former_names) > 1,
         made_in=first.made_in,
-        dual=any(m.dual for m in members if m.names),
+        dual=any(m.dual for m in held if m.names),
         inside=inside,
     )
 
