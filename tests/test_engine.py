@@ -226,6 +226,43 @@ def test_what_a_line_handed_to_a_function_of_the_programs_is_drawn_inside_it(pro
     assert "x [leaf] --> x + ffwd(ln(x)) [new]" not in text
 
 
+def test_a_custom_functions_node_is_the_line_that_called_it_not_a_line_of_its_jvp(program):
+    # forward_ad_usage: the custom Function's node, met first in its jvp, was
+    # taken for jvp's line: 'gI * ctx.result = dual_output, jvp'.
+    doc = explain_json(program("""
+        import torch
+        import torch.autograd.forward_ad as fwAD
+
+        class Exp(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                result = torch.exp(x)
+                ctx.result = result
+                return result
+
+            @staticmethod
+            def jvp(ctx, t):
+                out = t * ctx.result
+                return out
+
+        primal = torch.randn(3, dtype=torch.double, requires_grad=True)
+        with fwAD.dual_level():
+            dual_input = fwAD.make_dual(primal, torch.randn(3, dtype=torch.double))
+            dual_output = Exp.apply(dual_input)
+            jvp = fwAD.unpack_dual(dual_output).tangent
+    """))
+    graph = step_at(doc, 20)["graph"]
+    statements = {n["id"]: (n["line"], n["names"]) for n in graph["nodes"] if n["kind"] == "statement"}
+    assert sorted(statements.values()) == [(13, ["jvp"]), (18, ["dual_input"]), (19, ["dual_output"])]
+    by_line = {line: node_id for node_id, (line, _) in statements.items()}
+    edges = {tuple(e) for e in graph["edges"]}
+    assert {(by_line[18], by_line[19]), (by_line[19], by_line[13])} <= edges
+    # In jvp, the line calling apply runs still: its node is drawn inside it.
+    in_jvp = [(n["line"], n["names"], n.get("running", False)) for n in step_at(doc, 13)["graph"]["nodes"]
+              if n["kind"] == "statement"]
+    assert in_jvp == [(18, ["dual_input"], False), (19, [], True), (13, ["out"], False)]
+
+
 def _statement_names(step: dict) -> dict[int, set[str]]:
     """line -> the names of its statement node, in a step's graph."""
     return {n["line"]: set(n["names"]) for n in step["graph"]["nodes"] if n["kind"] == "statement"}

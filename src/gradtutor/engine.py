@@ -566,6 +566,8 @@ class Engine:
                 # that statement made, not a line of the hook.
                 state.tags_as = self._stack[-2].origin
         caller = frame.f_back
+        if caller is not None and caller.f_code in _CALLED_FOR_JVP and len(self._stack) > 1:
+            self._tag_function_node(frame, self._stack[-2].origin)
         if caller is not None and caller.f_code in _CALLED_BY_AUTOGRAD and self._observer_pushed:
             # A custom autograd.Function's backward or a tensor hook, called
             # by the autograd engine inside the observer's handling of the
@@ -574,6 +576,24 @@ class Engine:
             # as code of the user's is (an in-place op, ...).
             state.observed = _observe_again(self.observer)
         return self._local_trace
+
+    def _tag_function_node(self, frame: FrameType, origin: ag.Origin) -> None:
+        """A custom autograd.Function's jvp, called by its apply once the
+        outputs have their node: its ``ctx`` is that node, which the line
+        calling apply made (``dual_output = fn(dual_input)``). Tagged so
+        before jvp's lines meet it untagged, and take it for theirs
+        (``gI * ctx.result = dual_output``)."""
+        code = frame.f_code
+        ctx = frame.f_locals.get(code.co_varnames[0]) if code.co_argcount else None
+        if not isinstance(ctx, torch.autograd.function.BackwardCFunction):
+            return
+        observer = self.observer
+        paused, observer.paused = observer.paused, True
+        try:
+            with ag.hidden_from_user_modes():
+                self.registry.tag_graph(ctx, origin)
+        finally:
+            observer.paused = paused
 
     def _bind_arguments(self, state: _Frame, frame: FrameType) -> None:
         """A function's tensor arguments are bound before its first line: its
@@ -1242,6 +1262,11 @@ _CALLED_BY_AUTOGRAD = frozenset(
 
 # The items of tuples and lists a statement's value is looked for in.
 _VALUE_ITEMS = 256
+
+# The frame the user's jvp of a custom Function is called from.
+_CALLED_FOR_JVP = frozenset(
+    f.__code__ for f in (getattr(torch.autograd.function.BackwardCFunction, "apply_jvp", None),) if f is not None
+)
 
 
 def _mode_stack() -> list[Any]:
