@@ -167,6 +167,8 @@ def test_a_statement_that_runs_the_users_code_midway_is_drawn_in_parts(program):
     [first, block, second] = statements.values()
     assert (first["line"], block["line"], second["line"]) == (14, 10, 14)
     assert second["id"] == first["id"] + "~2" and second["names"] == ["loss"] and first["names"] == []
+    # The first part is what the line made on the way, not its value.
+    assert first.get("inside") is True and "inside" not in second
     edges = {tuple(e) for e in graph["edges"] if e[0] in statements and e[1] in statements}
     assert edges == {(first["id"], block["id"]), (block["id"], second["id"])}
 
@@ -182,6 +184,185 @@ def test_the_graph_of_a_gradient_made_with_create_graph_belongs_to_the_backward_
     step = doc["steps"][-1]
     [node] = [n for n in step["graph"]["nodes"] if n["names"] == ["first"]]
     assert node["line"] == 4 and node["label"] == "y.backward(create_graph=True)"
+
+
+def _explain_text(path) -> str:
+    import contextlib
+    import io
+
+    from gradtutor.cli import main
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        main(["explain", "--plain", "--width", "100", str(path)])
+    return out.getvalue()
+
+
+def test_what_a_line_handed_to_a_function_of_the_programs_is_drawn_inside_it(program):
+    # nanogpt_lecture_gpt: self.ln2(x) of 'x = x + self.ffwd(self.ln2(x))' was
+    # drawn 'x + self.ffwd(self.ln2(x))', the line's words, as if it were the
+    # line's value; the value is the part after ffwd's line.
+    path = program("""
+        import torch
+        from torch import nn
+
+        class FeedForward(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.net = nn.Linear(4, 4)
+
+            def forward(self, x):
+                return self.net(x)
+
+        ffwd = FeedForward()
+        ln = nn.LayerNorm(4)
+        x = torch.randn(2, 4, requires_grad=True)
+        y = x + ffwd(ln(x))
+    """)
+    graph = explain_json(path)["steps"][-1]["graph"]
+    statements = [(n["line"], n["names"], n.get("inside", False)) for n in graph["nodes"] if n["kind"] == "statement"]
+    assert statements == [(15, [], True), (10, [], False), (15, ["y"], False)]
+    text = _explain_text(path)
+    assert "x [leaf] --> inside x + ffwd(ln(x)) [new] --> self.net(x) --> x + ffwd(ln(x)) = y [new]" in text
+    assert "x [leaf] --> x + ffwd(ln(x)) [new]" not in text
+
+
+def test_a_custom_functions_node_is_the_line_that_called_it_not_a_line_of_its_jvp(program):
+    # forward_ad_usage: the custom Function's node, met first in its jvp, was
+    # taken for jvp's line: 'gI * ctx.result = dual_output, jvp'.
+    doc = explain_json(program("""
+        import torch
+        import torch.autograd.forward_ad as fwAD
+
+        class Exp(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                result = torch.exp(x)
+                ctx.result = result
+                return result
+
+            @staticmethod
+            def jvp(ctx, t):
+                out = t * ctx.result
+                return out
+
+        primal = torch.randn(3, dtype=torch.double, requires_grad=True)
+        with fwAD.dual_level():
+            dual_input = fwAD.make_dual(primal, torch.randn(3, dtype=torch.double))
+            dual_output = Exp.apply(dual_input)
+            jvp = fwAD.unpack_dual(dual_output).tangent
+    """))
+    graph = step_at(doc, 20)["graph"]
+    statements = {n["id"]: (n["line"], n["names"]) for n in graph["nodes"] if n["kind"] == "statement"}
+    assert sorted(statements.values()) == [(13, ["jvp"]), (18, ["dual_input"]), (19, ["dual_output"])]
+    by_line = {line: node_id for node_id, (line, _) in statements.items()}
+    edges = {tuple(e) for e in graph["edges"]}
+    assert {(by_line[18], by_line[19]), (by_line[19], by_line[13])} <= edges
+    # In jvp, the line calling apply runs still: its node is drawn inside it.
+    in_jvp = [(n["line"], n["names"], n.get("running", False)) for n in step_at(doc, 13)["graph"]["nodes"]
+              if n["kind"] == "statement"]
+    assert in_jvp == [(18, ["dual_input"], False), (19, [], True), (13, ["out"], False)]
+
+
+def _statement_names(step: dict) -> dict[int, set[str]]:
+    """line -> the names of its statement node, in a step's graph."""
+    return {n["line"]: set(n["names"]) for n in step["graph"]["nodes"] if n["kind"] == "statement"}
+
+
+def test_a_statement_is_not_named_by_what_a_function_it_called_named(program):
+    # lpe_legendre_function: in the custom Function's backward, the line was
+    # drawn 'a + b * P3(c + d * x) = input, y_pred'; input is backward's name
+    # for c + d * x, which the line handed to P3, not the line's value.
+    path = program("""
+        import torch
+
+        class P3(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, input):
+                ctx.save_for_backward(input)
+                return input ** 3
+
+            @staticmethod
+            def backward(ctx, grad_output):
+                input, = ctx.saved_tensors
+                return grad_output * 3 * input ** 2
+
+        x = torch.ones(3, requires_grad=True)
+        y = 2 * P3.apply(x + 1)
+        y.sum().backward()
+    """)
+    doc = explain_json(path)
+
+    def statements(line: int) -> list[tuple[list[str], str]]:
+        return [
+            (n["names"], "running" if n.get("running") else "inside" if n.get("inside") else "")
+            for n in step_at(doc, line)["graph"]["nodes"] if n["kind"] == "statement"
+        ]
+
+    # In forward, the line runs still: what it made so far is drawn inside it.
+    assert statements(6) == [(["input"], "running")]
+    assert statements(15) == [(["y"], "")]
+    # In backward, input is drawn by its name as what the line made on the way.
+    assert statements(11) == statements(12) == [(["input"], "inside"), (["y"], "")]
+    text = _explain_text(path)
+    assert "= input, y" not in text
+    assert "x [leaf] --> inside 2 * P3.apply(x + 1) = input --> 2 * P3.apply(x + 1) = y" in text
+
+
+def test_a_return_inside_a_with_block_is_named_by_the_value_it_returned(program):
+    # saved_tensors_hooks: the unpack hook drew 'self.module(*args, **kwargs)
+    # = tensor_or_sctf, out'; tensor_or_sctf holds the weight.t() the Linear
+    # saved. The return ends before the with block does: its value comes at
+    # the block's end, when the frame returns.
+    doc = explain_json(program("""
+        import torch
+
+        def pack(t):
+            return t
+
+        def unpack(t):
+            return t
+
+        class Wrap(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.lin = torch.nn.Linear(2, 2)
+
+            def forward(self, x):
+                with torch.autograd.graph.saved_tensors_hooks(pack, unpack):
+                    return self.lin(x)
+
+        model = Wrap()
+        out = model(torch.ones(1, 2, requires_grad=True))
+        out.sum().backward()
+    """))
+    statements = [
+        (n["line"], n["names"], n.get("inside", False))
+        for step in doc["steps"] if step["function"] == "unpack" for n in step["graph"]["nodes"] if n["kind"] == "statement"
+    ]
+    assert (16, ["t"], True) in statements and (16, ["out"], False) in statements
+    assert all(names in ([], ["t"], ["out"]) for _, names, _ in statements)
+
+
+def test_the_names_of_a_statements_value_stay_whoever_bound_them(program):
+    # Several names of one tensor, two tensors of one statement (c is what h
+    # is computed from, inside the LSTM cell), a function's name for its
+    # argument, and a name given later: all are names of what a line made.
+    doc = explain_json(program("""
+        import torch
+
+        def double(t):
+            return t * 2
+
+        x = torch.ones(1, 2, requires_grad=True)
+        a = b = x * 2
+        h, c = torch.nn.LSTMCell(2, 2)(a)
+        y = double(h)
+        same = y
+    """))
+    inside = _statement_names(step_at(doc, 4))
+    assert inside[7] == {"a", "b"} and inside[8] == {"h", "c", "t"}
+    assert _statement_names(doc["steps"][-1]) == {7: {"a", "b"}, 8: {"h", "c"}, 4: {"y", "same"}}
 
 
 def test_ops_level_lists_every_autograd_node(program):

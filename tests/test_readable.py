@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import explain_json
+from conftest import explain_json, step_at
 from gradtutor.cli import main
 from gradtutor.jsondoc import apply_delta, graph_delta, schema
 from gradtutor.model import Edge, Graph, Node
@@ -493,12 +493,16 @@ def test_a_tensor_made_by_a_line_still_running_is_drawn_inside_it(program):
     [in_cube] = [s for s in steps if s[0].endswith("return x.pow(3).sum()")]
     assert any(line.startswith("   tensor [leaf] --> inside hessian(") and line.endswith(") = x") for line in in_cube)
     after = [s for s in steps if s[0].endswith("y = triple(a * 2)")][-1]
-    assert "   a [leaf] --> triple(a * 2) [new] --> t * 3 = y" in after  # the line is over: no "inside"
+    # The line is over, and a * 2 is still not its value: t * 3 is (nanogpt's
+    # self.ln2(x) was drawn 'x + self.ffwd(self.ln2(x))', the whole line's words).
+    assert "   a [leaf] --> inside triple(a * 2) [new] --> t * 3 = y" in after
     zh = steps_of(explain_text(path, "--lang", "zh"))
     assert any("triple(a * 2) 之中 = t" in line for s in zh for line in s)
     doc = explain_json(path)
     [node] = [n for s in doc["steps"] if s["function"] == "triple" for n in s["graph"]["nodes"] if "t" in n["names"]]
     assert node["running"] is True and node["label"] == "triple(a * 2)"
+    [ended] = [n for n in step_at(doc, 14)["graph"]["nodes"] if n["id"] == node["id"]]
+    assert ended.get("inside") is True and "running" not in ended and ended["names"] == []
 
 
 def test_a_step_draws_the_tensor_its_events_name(program):

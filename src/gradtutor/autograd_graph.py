@@ -45,7 +45,9 @@ class Origin:
     as long as some node it created.
     """
 
-    __slots__ = ("exec_id", "line", "source", "_label", "function", "filename", "const_reads", "step_id", "parts")
+    __slots__ = (
+        "exec_id", "line", "source", "_label", "function", "filename", "const_reads", "step_id", "parts", "value",
+    )
 
     def __init__(
         self,
@@ -69,6 +71,11 @@ class Origin:
         # statements of a line like ``u = x ** 2; v = u * 3``, the line's.
         self.step_id = exec_id
         self.parts: tuple[Origin, ...] = ()
+        # Once it ended: the nodes of the tensors it bound its names to (or
+        # returned), its value; a tensor it made on the way there (what it
+        # handed to a function) is not. None while it runs, or if it bound
+        # no tensor with a graph (``loss.backward()``, ``hs = [...]``).
+        self.value: tuple[str, ...] | None = None
 
 
     @property

@@ -78,6 +78,10 @@ class _Frame:
     # A saved-tensor hook's call: the statement whose op called it, which
     # made the nodes its names meet untagged (see _start_frame).
     tags_as: ag.Origin | None = None
+    # The last statement that ended, not the end of a with block: a return
+    # inside one ends before the block, and its value comes when the frame
+    # returns, at the block's end (see _record_value).
+    ended: ag.Origin | None = None
 
 
 @dataclass
@@ -562,6 +566,8 @@ class Engine:
                 # that statement made, not a line of the hook.
                 state.tags_as = self._stack[-2].origin
         caller = frame.f_back
+        if caller is not None and caller.f_code in _CALLED_FOR_JVP and len(self._stack) > 1:
+            self._tag_function_node(frame, self._stack[-2].origin)
         if caller is not None and caller.f_code in _CALLED_BY_AUTOGRAD and self._observer_pushed:
             # A custom autograd.Function's backward or a tensor hook, called
             # by the autograd engine inside the observer's handling of the
@@ -570,6 +576,24 @@ class Engine:
             # as code of the user's is (an in-place op, ...).
             state.observed = _observe_again(self.observer)
         return self._local_trace
+
+    def _tag_function_node(self, frame: FrameType, origin: ag.Origin) -> None:
+        """A custom autograd.Function's jvp, called by its apply once the
+        outputs have their node: its ``ctx`` is that node, which the line
+        calling apply made (``dual_output = fn(dual_input)``). Tagged so
+        before jvp's lines meet it untagged, and take it for theirs
+        (``gI * ctx.result = dual_output``)."""
+        code = frame.f_code
+        ctx = frame.f_locals.get(code.co_varnames[0]) if code.co_argcount else None
+        if not isinstance(ctx, torch.autograd.function.BackwardCFunction):
+            return
+        observer = self.observer
+        paused, observer.paused = observer.paused, True
+        try:
+            with ag.hidden_from_user_modes():
+                self.registry.tag_graph(ctx, origin)
+        finally:
+            observer.paused = paused
 
     def _bind_arguments(self, state: _Frame, frame: FrameType) -> None:
         """A function's tensor arguments are bound before its first line: its
@@ -838,6 +862,7 @@ class Engine:
                 self._assign_parts(state.origin, stmt, namespace)
             elif stmt.elements:
                 self._assign_elements(state.origin, stmt, namespace, returning)
+            self._record_value(state, stmt, namespace, returning)
             # Past its first iterations a loop step is shown only when it says
             # something new: look only at what decides that, and take the
             # whole snapshot once it is to be shown.
@@ -1114,6 +1139,66 @@ class Engine:
             outputs.append((part_origin, tensors))
         self.registry.assign_parts(origin, outputs)
 
+    def _record_value(self, state: _Frame, stmt: StatementInfo, namespace: Mapping[str, Any], returning: Any) -> None:
+        """The statement ended: what it bound its targets to, or returned, is
+        its value (``Origin.value``); each statement of a ``;`` line has its
+        own. What it made on the way there is not: ``self.ln2(x)``, which
+        ``x = x + self.ffwd(self.ln2(x))`` handed to ``ffwd``, or the ``c + d
+        * x`` of ``a + b * P3(c + d * x)``, which P3's ``backward`` calls
+        ``input``."""
+        origin = state.origin
+        tags_as = state.tags_as or origin
+        if state.leaving:
+            # The end of a with block, left by a return inside it (``with
+            # saved_tensors_hooks(...): return self.module(x)``): the value
+            # returned is that return's.
+            ended = state.ended
+            if returning is not None and ended is not None and ended.value is None and not ended.parts:
+                ended.value = self._nodes_of([returning], tags_as)
+            return
+        state.ended = origin
+        if stmt.parts:
+            for part_origin, part in zip(origin.parts, stmt.parts):
+                part_origin.value = self._nodes_of(self._bound_to(namespace, part.targets), tags_as)
+            return
+        if stmt.elements:
+            return  # (each element's value is kept by _assign_elements)
+        origin.value = self._nodes_of([returning, *self._bound_to(namespace, stmt.targets)], tags_as)
+
+    @staticmethod
+    def _bound_to(namespace: Mapping[str, Any], targets: tuple[str, ...]) -> list[Any]:
+        """The tensors, tuples and lists ``targets`` hold, in the order of the
+        names (the order a snapshot meets them in)."""
+        if not targets:
+            return []
+        scan = scan_names(namespace)
+        return [value for name, value in (*scan.tensors, *scan.sequences) if name in targets]
+
+    def _nodes_of(self, values: list[Any], origin: ag.Origin) -> tuple[str, ...] | None:
+        """The nodes of the tensors with a graph among ``values``, in tuples
+        and lists too (``hidden`` of ``output, hidden = self.rnn(emb,
+        hidden)``), tagged as a snapshot would tag them; None when there is
+        none, or more than the tutor looks at (the value is then not known).
+        (Tuples and lists are read with their own types' methods: a subclass's
+        code is not run.)"""
+        nodes: list[str] = []
+        todo = values[::-1]  # (taken in order: untagged nodes are tagged in the order they are met)
+        looked = 0
+        while todo:
+            value = todo.pop()
+            if isinstance(value, torch.Tensor):
+                if value.grad_fn is not None:
+                    tag = self.registry.tag_graph(value.grad_fn, origin)
+                    if tag is not None:
+                        nodes.append(tag.node_id)
+            elif isinstance(value, (tuple, list)):
+                items = list(tuple.__iter__(value) if isinstance(value, tuple) else list.__iter__(value))
+                looked += len(items)
+                if looked > _VALUE_ITEMS:
+                    return None
+                todo.extend(reversed(items))
+        return tuple(dict.fromkeys(nodes)) or None
+
     def _assign_elements(
         self, origin: ag.Origin, stmt: StatementInfo, namespace: Mapping[str, Any], returning: Any
     ) -> None:
@@ -1131,6 +1216,8 @@ class Engine:
                 part = ag.Origin(self._next_exec, stmt.start, origin.source, label, origin.function, origin.filename)
                 part.step_id = origin.exec_id
                 outputs.append((part, [value]))
+                known = self.registry.tag_of(value.grad_fn) if value.grad_fn is not None else None
+                part.value = (known.node_id,) if known is not None else None
         if outputs:
             self.registry.assign_parts(origin, outputs)
 
@@ -1154,6 +1241,15 @@ _CALLED_BY_AUTOGRAD = frozenset(
         torch.autograd.function.BackwardCFunction.apply,
         getattr(torch.autograd.graph, "_engine_run_backward", None),
     ) if f is not None
+)
+
+
+# The items of tuples and lists a statement's value is looked for in.
+_VALUE_ITEMS = 256
+
+# The frame the user's jvp of a custom Function is called from.
+_CALLED_FOR_JVP = frozenset(
+    f.__code__ for f in (getattr(torch.autograd.function.BackwardCFunction, "apply_jvp", None),) if f is not None
 )
 
 

@@ -40,11 +40,12 @@ def group_statements(
     origins: Mapping[int, Any],
     const_nodes: Mapping[int, tuple[Node, ...]],
     module_sizes: Mapping[str, tuple[int, int, bool, int]],
-    cache: dict[str, tuple[tuple[Node, ...], Node]] | None = None,
+    cache: dict[str, tuple[tuple[tuple[Node, ...], Any], Node]] | None = None,
 ) -> Graph:
     """Group ``ops`` by statement execution; see the module docstring.
 
-    ``origins`` maps an execution id to its ``Origin`` (line, source, label);
+    ``origins`` maps an execution id to its ``Origin`` (line, source, label,
+    value);
     ``const_nodes`` the const inputs each execution read; ``module_sizes``
     the size of each named module: its parameters, the values they hold, and
     whether one of them has a .grad. ``cache`` keeps each statement
@@ -88,6 +89,7 @@ def group_statements(
             add(f"o:{node.detail}" if node.former_names else f"m:{node.detail}", node)
         else:
             add(node.id, node)
+    first_parts = _split_named_parts(order, members, group_of, inputs, origins)
 
     nodes: dict[str, Node] = {}
     for group in order:
@@ -111,7 +113,11 @@ def group_statements(
                 detail=module_detail(size[0], size[1], size[3], old=old),
             )
         elif group.startswith("s"):
-            key = tuple(members[group])  # the nodes themselves: compared by identity first
+            # The nodes themselves (compared by identity first), and the
+            # statement's value: known once it ended.
+            step = members[group][0].step
+            origin = origins.get(step) if step is not None else None
+            key = (tuple(members[group]), origin.value if origin is not None else None)
             cached = cache.get(group) if cache is not None else None
             if cached is not None and cached[0] == key:
                 nodes[group] = cached[1]
@@ -135,7 +141,9 @@ def group_statements(
     for exec_id in sorted(const_nodes):
         for const in const_nodes.get(exec_id, ()):
             consts.setdefault(const.id, const)
-            link(const.id, statement_group(exec_id))
+            # (into its first part, as a statement drawn in parts has them)
+            group = statement_group(exec_id)
+            link(const.id, first_parts.get(group, group))
     for edge in ops.edges:
         link(group_of[edge.src], group_of[edge.dst])
 
@@ -209,6 +217,53 @@ class _StatementParts:
         return False
 
 
+def _split_named_parts(
+    order: list[str], members: dict[str, list[Node]], group_of: dict[str, str], inputs: Mapping[str, list[str]],
+    origins: Mapping[int, Any],
+) -> dict[str, str]:
+    """A statement that ended is named by its value only. A tensor it made on
+    the way there that a name holds now (in a custom Function's backward,
+    ``input`` holds the ``c + d * x`` of ``a + b * P3(c + d * x)``) is drawn
+    as a part of its own, with what the statement made it from: ``s15~n7``,
+    "inside" the statement, before it. (Not one computed from the value
+    itself: the two parts would each be drawn before the other. Its name is
+    left out.) Returns the first part of each statement split so."""
+    first: dict[str, str] = {}
+    for group in [g for g in order if g[:1] == "s"]:
+        own = members[group]
+        origin = origins.get(own[0].step) if own[0].step is not None else None
+        if origin is None or origin.value is None:
+            continue
+        held = {m.id for m in _holding_value(own, origin.value)}
+        if not held:
+            continue  # (a part without the value is drawn inside the statement whole)
+        parts = []
+        for m in own:
+            if m.id in held or not (m.names or m.former_names) or group_of[m.id] != group:
+                continue
+            part = f"{group}~{m.id}"
+            claimed: list[str] = []
+            todo = [m.id]
+            while todo:
+                node_id = todo.pop()
+                if node_id in held:
+                    break
+                if group_of.get(node_id) == group and node_id not in claimed:
+                    claimed.append(node_id)
+                    todo.extend(inputs.get(node_id, ()))
+            else:
+                for node_id in claimed:
+                    group_of[node_id] = part
+                parts.append(part)
+        if parts:
+            at = order.index(group)
+            order[at:at] = parts
+            for part in (*parts, group):
+                members[part] = [m for m in own if group_of[m.id] == part]
+            first[group] = parts[0]
+    return first
+
+
 def module_detail(parameters: int, values: int, trainable: int | None = None, *, old: bool = False) -> str:
     """A module node's size as the graph stores it, "6 parameters, 723
     values": a parameter is a tensor, as ``model.parameters()`` and the
@@ -237,15 +292,25 @@ def _statement_node(
     group: str, members: list[Node], origins: Mapping[int, Any], changed_at: tuple[tuple[str, int], ...] = ()
 ) -> Node:
     info = origins.get(members[0].step) if members[0].step is not None else None
-    named = [m for m in members if m.names]
+    # Only the names of the statement's value name it: not those a function it
+    # called gave a tensor it made on the way (``input`` in a custom
+    # Function's backward, for ``c + d * x`` of ``a + b * P3(c + d * x)``).
+    value = info.value if info is not None else None
+    held = _holding_value(members, value)
+    # A part of an ended statement that does not hold its value: what the
+    # statement made on the way (drawn "inside" it), named by what names it.
+    inside = value is not None and not held
+    if inside:
+        held = members
+    named = [m for m in held if m.names]
     # The statement's output: the node its targets are bound to, else the newest.
     output = named[-1] if named else members[-1]
     first = members[0]
     names: list[str] = []
     former: list[str] = []
-    for m in members:
+    for m in held:
         names.extend(n for n in m.names if n not in names)
-    for m in members:
+    for m in held:
         # A tensor of this statement that lost its name to a rebinding: drawn
         # "x (old)" beside the names the others still have.
         if not m.names:
@@ -273,7 +338,23 @@ def _statement_node(
         retains_grad=any(m.retains_grad for m in members),
         ops=tuple(m.label for m in members),
         changed_at=changed_at,
-        several_tensors=sum(1 for m in members if m.names or m.former_names) > 1,
+        several_tensors=sum(1 for m in held if m.names or m.former_names) > 1,
         made_in=first.made_in,
-        dual=any(m.dual for m in members if m.names),
+        dual=any(m.dual for m in held if m.names),
+        inside=inside,
     )
+
+
+def _holding_value(members: list[Node], value: tuple[str, ...] | None) -> list[Node]:
+    """The members holding the statement's value (what its targets were
+    bound to, or it returned, and what changed that in place since); all of
+    them while that is not known (it runs still, or bound no tensor)."""
+    if value is None:
+        return members
+    holding = set(value)
+    kept = []
+    for m in members:
+        if m.id in holding or m.inplace_of in holding:
+            holding.add(m.id)
+            kept.append(m)
+    return kept

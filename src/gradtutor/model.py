@@ -151,6 +151,12 @@ class Node:
     # called: hessian(f, x) calls f on a tensor it made). Its tensors are
     # intermediate results of the line, not its value: drawn "inside ...".
     running: bool = False
+    # A statement node of a line that ended, holding what it made on the way
+    # to its value, not its value: what it handed to a function of the
+    # program's (``self.ln2(x)`` of ``x + self.ffwd(self.ln2(x))``), or a
+    # tensor of it a name holds now (a custom Function's ``input``). Drawn
+    # "inside ..." too.
+    inside: bool = False
 
     @property
     def is_ghost(self) -> bool:
@@ -195,6 +201,8 @@ class Node:
             out["dual"] = True
         if self.running:
             out["running"] = True
+        if self.inside:
+            out["inside"] = True
         return out
 
 

@@ -317,7 +317,7 @@ class Snapshotter:
         # _old_module_params).
         self._module_params: dict[Any, dict[int, _ParamOf]] = {}
         self._grouped: tuple[Any, Graph] | None = None
-        self._statement_cache: dict[str, tuple[tuple[Node, ...], Node]] = {}
+        self._statement_cache: dict[str, tuple[tuple[tuple[Node, ...], Any], Node]] = {}
         # Per frame: the tags of the last snapshot's op graph, by node id.
         self._tags: dict[Any, dict[str, ag.NodeTag | ag.LeafTag]] = {}
 
@@ -698,7 +698,10 @@ class Snapshotter:
         consts: Mapping[int, tuple[Node, ...]],
         module_sizes: Mapping[str, tuple[int, int, bool, int]],
     ) -> Graph:
-        key = (ops, tuple(sorted(consts.items())), tuple(sorted(module_sizes.items())))
+        # (A statement's value, known once it ended, decides which of its
+        # nodes' names are its own.)
+        values = tuple(o.value for o in origins.values())
+        key = (ops, tuple(sorted(consts.items())), tuple(sorted(module_sizes.items())), values)
         if self._grouped is not None and self._grouped[0] == key:
             return self._grouped[1]
         cache = self._statement_cache

@@ -147,7 +147,7 @@ def _label_parts(node: Node, cs: Charset, words: Mapping[str, str]) -> tuple[str
     lost = words["dropped"] if node.dropped else words["old"]
     if node.kind in (OP, STATEMENT):
         label = cs.clean(node.label)
-        if node.running:
+        if node.running or node.inside:
             label = words["inside"].format(label=label)
         # Names of one tensor read as equal (a = b = x * 2); names of
         # different tensors of one statement are listed (h, c = lstm(...)).
@@ -167,13 +167,15 @@ def ref_name(node: Node, cs: Charset, words: Mapping[str, str] | None = None) ->
     """The short name a reference uses: the name, ``(h, c)`` for a statement
     that made several named tensors (which of them was read is not known
     at this level: not one picked by its spelling), ``x (old)``, else the
-    label."""
+    label (``inside`` it for what a line made on the way to its value)."""
     if node.names:
         # (A tensor's several names are one thing: its first name is enough.)
         return node.names[0] if len(node.names) == 1 or node.kind != STATEMENT else "(" + ", ".join(node.names) + ")"
     if node.former_names:
         words = words or marks("en")
         return node.former_names[0] + (words["dropped"] if node.dropped else words["old"])
+    if node.running or node.inside:
+        return (words or marks("en"))["inside"].format(label=cs.clean(node.label))
     return cs.clean(node.label)
 
 
