@@ -14,12 +14,13 @@ from typing import Iterable
 
 from gradtutor.explanations import book_for
 from gradtutor.model import Event, Step
-from gradtutor.narrate import NarrationOptions, Narrator, graph_drawing, step_frame_key
+from gradtutor.narrate import NarrationOptions, Narrator, changed_names, event_names, graph_drawing, step_frame_key
 from gradtutor.render import Drawing
 
 _QUOTED = re.compile(r'"([^"]+)"')
 _FREED_BY = re.compile(r"freed by the backwards? at ([^:]+):")
 _LINE = re.compile(r"line (\d+)")
+_UNCHANGED = re.compile(r"not drawn, unchanged since the last picture: (.+?)(?: and \d+ more nodes?)? \(")
 
 OPTIONS = NarrationOptions(width=100)
 
@@ -59,17 +60,34 @@ def check_run(steps: Iterable[Step]) -> list[str]:
     """Every disagreement of a run, step by step, between the words and the
     picture narrated with them: what the step drew (the part it touched,
     loops folded, bounded), or when it drew nothing, the picture last drawn;
-    and between the words and the whole graph."""
+    and between the words and the whole graph. A name the words told changed
+    in place since the last picture is not one that picture calls unchanged."""
     problems: list[str] = []
     backward_lines: set[int] = set()
     narrator = Narrator(book_for("en"), OPTIONS)
     shown: Drawing | None = None
+    told: set[str] = set()  # told changed in place since the last picture
     for step in steps:
         for event in step.events:
             if event.kind == "backward" or (event.kind == "error" and event.get("cause") == "second-backward"):
                 backward_lines.add(event.line)
-        shown = narrator.drawing_if_changed(step.snapshot, step_frame_key(step)) or shown
+        told |= changed_names([step])
+        drawn = narrator.drawing_if_changed(step.snapshot, step_frame_key(step), event_names([step]), changed_names([step]))
+        if drawn is not None:
+            problems.extend(_told_changed_but_unchanged(step, drawn, told))
+            told = set()
+        shown = drawn or shown
         problems.extend(disagreements(step, backward_lines))
         if shown is not None:
             problems.extend(f"{p} (in the picture shown)" for p in disagreements(step, backward_lines, shown))
     return problems
+
+
+def _told_changed_but_unchanged(step: Step, drawing: Drawing, told: set[str]) -> list[str]:
+    """The names ``drawing``'s note leaves out as "unchanged since the last
+    picture" that the words told changed in place since then."""
+    legend = " ".join(" ".join(drawing.legend).split())
+    found = _UNCHANGED.search(legend)
+    said = found.group(1).split(", ") if found else []
+    return [f"line {step.line}: {name} was told changed in place since the last picture, "
+            "which this one says it is not" for name in said if name in told]

@@ -522,6 +522,27 @@ def test_a_step_draws_the_tensor_its_events_name(program):
     assert back[1:] == ["   * out names a tensor", "   a [leaf] --> x * 2 = out"]
 
 
+@pytest.mark.parametrize("change", ["ema.weight.mul_(0.5)", "for v in ema.state_dict().values():\n                v.mul_(0.5)"])
+def test_a_module_changed_in_place_since_the_last_picture_is_not_said_to_be_unchanged(program, change):
+    """Changed under no_grad, a module's parameters get no new autograd node:
+    its node looks as it did, and the next picture said "not drawn, unchanged
+    since the last picture: ema" (an EMA of a model's weights, updated after
+    each optimizer step). What the words told changed in place is drawn."""
+    steps = steps_of(explain_text(program(f"""
+        import torch
+        model = torch.nn.Linear(2, 1)
+        ema = torch.nn.Linear(2, 1)
+        x = torch.ones(3, 2)
+        y = model(x).sum()
+        with torch.no_grad():
+            {change}
+        z = model(x).sum()
+    """)))
+    [after] = [s for s in steps if s[0].endswith("z = model(x).sum()")]
+    picture = "\n".join(after)
+    assert "ema" in picture and "unchanged since the last picture" not in picture, picture
+
+
 def test_the_nodes_of_names_count_as_touched():
     nodes = (Node("x", "leaf", "x", names=("x",)), Node("y", "statement", "x * 2", names=("y",), step=2))
     graph = Graph(nodes, (Edge("x", "y"),))

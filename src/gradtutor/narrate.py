@@ -333,6 +333,19 @@ def event_names(steps: Iterable[Step]) -> frozenset[str]:
     )
 
 
+def changed_names(steps: Iterable[Step]) -> frozenset[str]:
+    """The names the steps' events told changed in place, or their gradients
+    changed, those of the loop steps hidden before them included. Changed
+    outside autograd (an optimizer step, an EMA of a model's weights under
+    no_grad), a tensor or module gets no new node: it is drawn as before, and
+    only these words say that it changed."""
+    return frozenset(
+        e.get("name") for step in steps
+        for e in (*step.events, *(event for event, _ in step.extra.get("repeated", ())))
+        if e.kind in ("inplace", "grad-reset") and e.get("name")
+    )
+
+
 def hidden_text(
     count: int, repeated: Sequence[tuple[str, int]] = (), *, more: bool = True, ascii: bool = False, language: str = "en"
 ) -> str:
@@ -382,6 +395,9 @@ class Narrator:
         self.last_frame: Any = None  # the frame whose names the last drawing had
         self.last_in_frame: dict[Any, Graph] = {}  # the graph last seen from each frame
         self.explained: set[str] = set()  # legend keys shown already
+        # Names told changed in place since the last picture (``changed_names``):
+        # the next one draws them, never "unchanged since the last picture".
+        self.changed_unseen: set[str] = set()
 
     def repeated(self, events: Sequence[tuple[Event, int]], file: str = "") -> list[tuple[str, int]]:
         """(title, count) of the events hidden loop steps repeated."""
@@ -412,24 +428,31 @@ class Narrator:
     def grad_changes(self, step: Step) -> list[RenderableType]:
         return [indented(Text(line, GRAD_CHANGE_STYLE)) for line in self.grad_change_lines(step)]
 
-    def drawing_if_changed(self, snapshot: Snapshot, frame: Any = None, names: Collection[str] = ()) -> Drawing | None:
+    def drawing_if_changed(
+        self, snapshot: Snapshot, frame: Any = None, names: Collection[str] = (), changed: Collection[str] = (),
+    ) -> Drawing | None:
         """The drawing to show after ``snapshot``: None when the graph is the one
         drawn last (or empty, or drawings are off). ``frame``: which function's
         names the snapshot has (a step's file and function); ``names``: the
         ones the step's events are about (``event_names``), drawn whatever
-        else changed."""
+        else changed; ``changed``: the ones they told changed in place
+        (``changed_names``), drawn by the next picture there is, this one or
+        a later one."""
+        self.changed_unseen.update(changed)
         graph = snapshot.graph(self.options.level)
         previous = self.last_drawn
         named_previous = previous if frame == self.last_frame else self.last_in_frame.get(frame)
-        changed = graph != previous
+        differs = graph != previous
         self.last_drawn, self.last_frame, self.last_in_frame[frame] = graph, frame, graph
-        if not (self.options.show_graph and graph.nodes and changed):
+        if not (self.options.show_graph and graph.nodes and differs):
             return None
         if self.options.graph == "full":
+            self.changed_unseen.clear()
             return graph_drawing(snapshot, self.options, explained=self.explained)
-        part, focus = touched_part(graph, previous, named_previous, names)
+        part, focus = touched_part(graph, previous, named_previous, names, self.changed_unseen)
         if not part.edges and all(n.kind == MODULE for n in part.nodes):
             return None  # only a module's parameters, used by no graph yet (its __init__): no autograd to see
+        self.changed_unseen.clear()
         notes = (self.focus_note(focus),) if focus.omitted else ()
         drawing = self.bounded_drawing(snapshot, part, notes)
         self.explained.update(drawing.keys)
@@ -489,8 +512,10 @@ class Narrator:
             names, more = say(language, "focus_only", count=focus.omitted), ""
         return say(language, "focus", names=names, more=more, hint=self.options.full_graph_hint)
 
-    def graph_if_changed(self, snapshot: Snapshot, frame: Any = None, names: Collection[str] = ()) -> list[RenderableType]:
-        drawing = self.drawing_if_changed(snapshot, frame, names)
+    def graph_if_changed(
+        self, snapshot: Snapshot, frame: Any = None, names: Collection[str] = (), changed: Collection[str] = (),
+    ) -> list[RenderableType]:
+        drawing = self.drawing_if_changed(snapshot, frame, names, changed)
         return [] if drawing is None else [indented(GraphView(drawing))]
 
     def step(self, step: Step) -> list[RenderableType]:
@@ -503,5 +528,5 @@ class Narrator:
         out.append(step_header(step, ascii=self.options.ascii, language=self.options.language))
         out.extend(self.events(step))
         out.extend(self.grad_changes(step))
-        out.extend(self.graph_if_changed(step.snapshot, step_frame_key(step), event_names([step])))
+        out.extend(self.graph_if_changed(step.snapshot, step_frame_key(step), event_names([step]), changed_names([step])))
         return out
