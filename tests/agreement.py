@@ -10,11 +10,13 @@ the narration reported).
 from __future__ import annotations
 
 import re
-from typing import Iterable
+from typing import Any, Iterable
 
 from gradtutor.explanations import book_for
 from gradtutor.model import Event, Step
-from gradtutor.narrate import NarrationOptions, Narrator, changed_names, event_names, graph_drawing, step_frame_key
+from gradtutor.narrate import (
+    NarrationOptions, Narrator, changed_names, event_names, graph_drawing, step_frame_key, tells_a_change,
+)
 from gradtutor.render import Drawing
 
 _QUOTED = re.compile(r'"([^"]+)"')
@@ -66,16 +68,21 @@ def check_run(steps: Iterable[Step]) -> list[str]:
     backward_lines: set[int] = set()
     narrator = Narrator(book_for("en"), OPTIONS)
     shown: Drawing | None = None
-    told: set[str] = set()  # told changed in place since the last picture
+    # Names told changed in place since the last picture, by the frame whose
+    # names they are (None: a module's, named alike from every frame).
+    told: dict[Any, set[str]] = {}
     for step in steps:
         for event in step.events:
             if event.kind == "backward" or (event.kind == "error" and event.get("cause") == "second-backward"):
                 backward_lines.add(event.line)
-        told |= changed_names([step])
-        drawn = narrator.drawing_if_changed(step.snapshot, step_frame_key(step), event_names([step]), changed_names([step]))
+        frame = step_frame_key(step)
+        for event in (*step.events, *(e for e, _ in step.extra.get("repeated", ()))):
+            if tells_a_change(event):
+                told.setdefault(None if event.get("parameters") else frame, set()).add(event["name"])
+        drawn = narrator.drawing_if_changed(step.snapshot, frame, event_names([step]), changed_names([step]))
         if drawn is not None:
-            problems.extend(_told_changed_but_unchanged(step, drawn, told))
-            told = set()
+            problems.extend(_told_changed_but_unchanged(step, drawn, told.get(frame, set()) | told.get(None, set())))
+            told = {}
         shown = drawn or shown
         problems.extend(disagreements(step, backward_lines))
         if shown is not None:

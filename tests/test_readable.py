@@ -522,22 +522,20 @@ def test_a_step_draws_the_tensor_its_events_name(program):
     assert back[1:] == ["   * out names a tensor", "   a [leaf] --> x * 2 = out"]
 
 
-@pytest.mark.parametrize("change", ["ema.weight.mul_(0.5)", "for v in ema.state_dict().values():\n                v.mul_(0.5)"])
+@pytest.mark.parametrize("change", [
+    "with torch.no_grad():\n    ema.weight.mul_(0.5)",
+    "with torch.no_grad():\n    for v in ema.state_dict().values():\n        v.mul_(0.5)",
+    # (in a function of the program's, as timm's ModelEmaV2.update, told from its frame)
+    "@torch.no_grad()\ndef update(decay):\n    for v in ema.state_dict().values():\n        v.mul_(decay)\n"
+    "\n\nupdate(0.5)",
+])
 def test_a_module_changed_in_place_since_the_last_picture_is_not_said_to_be_unchanged(program, change):
     """Changed under no_grad, a module's parameters get no new autograd node:
     its node looks as it did, and the next picture said "not drawn, unchanged
     since the last picture: ema" (an EMA of a model's weights, updated after
     each optimizer step). What the words told changed in place is drawn."""
-    steps = steps_of(explain_text(program(f"""
-        import torch
-        model = torch.nn.Linear(2, 1)
-        ema = torch.nn.Linear(2, 1)
-        x = torch.ones(3, 2)
-        y = model(x).sum()
-        with torch.no_grad():
-            {change}
-        z = model(x).sum()
-    """)))
+    head = "import torch\nmodel = torch.nn.Linear(2, 1)\nema = torch.nn.Linear(2, 1)\nx = torch.ones(3, 2)\n"
+    steps = steps_of(explain_text(program(head + "y = model(x).sum()\n" + change + "\nz = model(x).sum()\n")))
     [after] = [s for s in steps if s[0].endswith("z = model(x).sum()")]
     picture = "\n".join(after)
     assert "ema" in picture and "unchanged since the last picture" not in picture, picture

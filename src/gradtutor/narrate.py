@@ -333,16 +333,21 @@ def event_names(steps: Iterable[Step]) -> frozenset[str]:
     )
 
 
+def tells_a_change(event: Event) -> bool:
+    """Does ``event`` tell that a named tensor or module changed in place, or
+    its gradients did? Changed outside autograd (an optimizer step, an EMA of
+    a model's weights under no_grad), it gets no new node: it is drawn as
+    before, and only these words say that it changed."""
+    return event.kind in ("inplace", "grad-reset") and bool(event.get("name"))
+
+
 def changed_names(steps: Iterable[Step]) -> frozenset[str]:
-    """The names the steps' events told changed in place, or their gradients
-    changed, those of the loop steps hidden before them included. Changed
-    outside autograd (an optimizer step, an EMA of a model's weights under
-    no_grad), a tensor or module gets no new node: it is drawn as before, and
-    only these words say that it changed."""
+    """The names the steps' events told changed (``tells_a_change``), those of
+    the loop steps hidden before them included."""
     return frozenset(
-        e.get("name") for step in steps
+        e["name"] for step in steps
         for e in (*step.events, *(event for event, _ in step.extra.get("repeated", ())))
-        if e.kind in ("inplace", "grad-reset") and e.get("name")
+        if tells_a_change(e)
     )
 
 
@@ -395,9 +400,11 @@ class Narrator:
         self.last_frame: Any = None  # the frame whose names the last drawing had
         self.last_in_frame: dict[Any, Graph] = {}  # the graph last seen from each frame
         self.explained: set[str] = set()  # legend keys shown already
-        # Names told changed in place since the last picture (``changed_names``):
-        # the next one draws them, never "unchanged since the last picture".
-        self.changed_unseen: set[str] = set()
+        # The nodes changed since the last picture that look as they did (told
+        # changed in place: ``changed_names``): the next picture draws them,
+        # never "unchanged since the last picture". By id: a name may mean
+        # another tensor in the frame of the next picture.
+        self.unseen_changes: set[str] = set()
 
     def repeated(self, events: Sequence[tuple[Event, int]], file: str = "") -> list[tuple[str, int]]:
         """(title, count) of the events hidden loop steps repeated."""
@@ -436,10 +443,12 @@ class Narrator:
         names the snapshot has (a step's file and function); ``names``: the
         ones the step's events are about (``event_names``), drawn whatever
         else changed; ``changed``: the ones they told changed in place
-        (``changed_names``), drawn by the next picture there is, this one or
-        a later one."""
-        self.changed_unseen.update(changed)
+        (``changed_names``), whose nodes are drawn by the next picture there
+        is, this one or a later one."""
         graph = snapshot.graph(self.options.level)
+        if changed:
+            told = frozenset(changed)
+            self.unseen_changes.update(n.id for n in graph.nodes if n.names and not told.isdisjoint(n.names))
         previous = self.last_drawn
         named_previous = previous if frame == self.last_frame else self.last_in_frame.get(frame)
         differs = graph != previous
@@ -447,12 +456,14 @@ class Narrator:
         if not (self.options.show_graph and graph.nodes and differs):
             return None
         if self.options.graph == "full":
-            self.changed_unseen.clear()
+            self.unseen_changes.clear()
             return graph_drawing(snapshot, self.options, explained=self.explained)
-        part, focus = touched_part(graph, previous, named_previous, names, self.changed_unseen)
+        part, focus = touched_part(graph, previous, named_previous, names)
         if not part.edges and all(n.kind == MODULE for n in part.nodes):
             return None  # only a module's parameters, used by no graph yet (its __init__): no autograd to see
-        self.changed_unseen.clear()
+        if self.unseen_changes:
+            part, focus = touched_part(graph, previous, named_previous, names, self.unseen_changes)
+            self.unseen_changes.clear()
         notes = (self.focus_note(focus),) if focus.omitted else ()
         drawing = self.bounded_drawing(snapshot, part, notes)
         self.explained.update(drawing.keys)
