@@ -343,7 +343,9 @@ def tells_a_change(event: Event) -> bool:
 
 def changed_names(steps: Iterable[Step]) -> frozenset[str]:
     """The names the steps' events told changed (``tells_a_change``), those of
-    the loop steps hidden before them included."""
+    the loop steps hidden before them included (and of the hidden last steps
+    of calls that returned, told with the caller's step: their names are
+    looked up in its frame)."""
     return frozenset(
         e["name"] for step in steps
         for e in (*step.events, *(event for event, _ in step.extra.get("repeated", ())))
@@ -401,9 +403,10 @@ class Narrator:
         self.last_in_frame: dict[Any, Graph] = {}  # the graph last seen from each frame
         self.explained: set[str] = set()  # legend keys shown already
         # The nodes changed since the last picture that look as they did (told
-        # changed in place: ``changed_names``): the next picture draws them,
-        # never "unchanged since the last picture". By id: a name may mean
-        # another tensor in the frame of the next picture.
+        # changed in place: ``changed_names``), and the modules made or changed
+        # with no picture drawn: the next picture draws them, never "unchanged
+        # since the last picture". By id: a name may mean another tensor in the
+        # frame of the next picture.
         self.unseen_changes: set[str] = set()
 
     def repeated(self, events: Sequence[tuple[Event, int]], file: str = "") -> list[tuple[str, int]]:
@@ -460,7 +463,11 @@ class Narrator:
             return graph_drawing(snapshot, self.options, explained=self.explained)
         part, focus = touched_part(graph, previous, named_previous, names)
         if not part.edges and all(n.kind == MODULE for n in part.nodes):
-            return None  # only a module's parameters, used by no graph yet (its __init__): no autograd to see
+            # Only a module's parameters, used by no graph yet (its __init__):
+            # no autograd to see. Made or changed since the last picture, it
+            # is drawn by the next one, not left out of it as unchanged.
+            self.unseen_changes.update(n.id for n in part.nodes)
+            return None
         if self.unseen_changes:
             part, focus = touched_part(graph, previous, named_previous, names, self.unseen_changes)
             self.unseen_changes.clear()
