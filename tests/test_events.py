@@ -1109,6 +1109,20 @@ def test_a_change_through_a_state_dict_value_is_the_modules(program):
                     (8, "ema", "", "zero_", 1, None), (10, "ema", "", "add_", 1, "d")]
 
 
+def test_buffers_are_told_as_updated_by_running_the_module_only_when_it_ran(program):
+    # "Line 4 ran bn, which updated 3 of its buffers" was said of
+    # load_state_dict() too, which copies into them without running bn.
+    doc = run(program, """
+        import torch
+        bn = torch.nn.BatchNorm1d(2)
+        other = torch.nn.BatchNorm1d(2)
+        y = bn(torch.randn(4, 2))
+        bn.load_state_dict(other.state_dict())
+    """)
+    said = [(e["line"], e["name"], e.get("how"), e.get("parameters")) for e in events(doc, "inplace")]
+    assert said == [(4, "bn", "buffers", 3), (5, "bn", "", 2), (5, "bn", "buffers-other", 3)]
+
+
 def test_what_a_custom_functions_backward_does_is_seen_as_the_users_code_is(program):
     # The engine calls it inside the observer's handling of y.backward(),
     # where torch had taken the observer's mode off: scatter_ in

@@ -371,10 +371,12 @@ def _tensor_change(
         return ("inplace", module, key, rec.op), True, Event.make("inplace", line, name=module, op=rec.op, how=how, **named, **via)
     if id(target) in buffers:
         # BatchNorm's running statistics and the like: not parameters, not in
-        # any graph. Updated by the module's own code as it runs ("buffers"),
-        # or by the program's, or through another tensor ("buffers-other").
+        # any graph. Updated by the module's own code as it runs ("buffers":
+        # a forward the line called), or else by the program's, by other
+        # library code (load_state_dict), or through another tensor.
         module = buffers[id(target)]
-        how = "buffers" if library and through is None and target is rec.ref() else "buffers-other"
+        ran = library is not None and library.endswith(".forward") and through is None and target is rec.ref()
+        how = "buffers" if ran else "buffers-other"
         key = how + (f" through {through}" if through else "")
         return ("inplace", module, key, ""), True, Event.make("inplace", line, name=module, op=rec.op, how=how, **named, **via)
     if library:
