@@ -10,17 +10,20 @@ the narration reported).
 from __future__ import annotations
 
 import re
-from typing import Iterable
+from typing import Any, Iterable
 
 from gradtutor.explanations import book_for
 from gradtutor.model import Event, Step
-from gradtutor.narrate import NarrationOptions, Narrator, graph_drawing, step_frame_key
+from gradtutor.narrate import (
+    NarrationOptions, Narrator, changed_names, event_names, graph_drawing, step_frame_key, tells_a_change,
+)
 from gradtutor.render import Drawing
 
 _QUOTED = re.compile(r'"([^"]+)"')
 _FREED_BY = re.compile(r"freed by the backwards? at ([^:]+):")
 _LINE = re.compile(r"line (\d+)")
 _FAILED_BACKWARD = ("second-backward", "inplace-modified")
+_UNCHANGED = re.compile(r"not drawn, unchanged since the last picture: (.+?)(?: and \d+ more nodes?)? \(")
 
 OPTIONS = NarrationOptions(width=100)
 
@@ -60,18 +63,40 @@ def check_run(steps: Iterable[Step]) -> list[str]:
     """Every disagreement of a run, step by step, between the words and the
     picture narrated with them: what the step drew (the part it touched,
     loops folded, bounded), or when it drew nothing, the picture last drawn;
-    and between the words and the whole graph."""
+    and between the words and the whole graph. A name the words told changed
+    in place since the last picture is not one that picture calls unchanged."""
     problems: list[str] = []
     backward_lines: set[int] = set()
     narrator = Narrator(book_for("en"), OPTIONS)
     shown: Drawing | None = None
+    # Names told changed in place since the last picture, by the frame whose
+    # names they are (None: a module's, named alike from every frame).
+    told: dict[Any, set[str]] = {}
     for step in steps:
         for event in step.events:
             # A backward that fails part-way has freed the nodes it ran first.
             if event.kind == "backward" or (event.kind == "error" and event.get("cause") in _FAILED_BACKWARD):
                 backward_lines.add(event.line)
-        shown = narrator.drawing_if_changed(step.snapshot, step_frame_key(step)) or shown
+        frame = step_frame_key(step)
+        for event in (*step.events, *(e for e, _ in step.extra.get("repeated", ()))):
+            if tells_a_change(event):
+                told.setdefault(None if event.get("parameters") else frame, set()).add(event["name"])
+        drawn = narrator.drawing_if_changed(step.snapshot, frame, event_names([step]), changed_names([step]))
+        if drawn is not None:
+            problems.extend(_told_changed_but_unchanged(step, drawn, told.get(frame, set()) | told.get(None, set())))
+            told = {}
+        shown = drawn or shown
         problems.extend(disagreements(step, backward_lines))
         if shown is not None:
             problems.extend(f"{p} (in the picture shown)" for p in disagreements(step, backward_lines, shown))
     return problems
+
+
+def _told_changed_but_unchanged(step: Step, drawing: Drawing, told: set[str]) -> list[str]:
+    """The names ``drawing``'s note leaves out as "unchanged since the last
+    picture" that the words told changed in place since then."""
+    legend = " ".join(" ".join(drawing.legend).split())
+    found = _UNCHANGED.search(legend)
+    said = found.group(1).split(", ") if found else []
+    return [f"line {step.line}: {name} was told changed in place since the last picture, "
+            "which this one says it is not" for name in said if name in told]

@@ -1194,6 +1194,43 @@ def test_a_change_through_a_view_made_on_the_same_line_is_the_viewed_tensors(pro
     assert said[:3] == [(3, "u", "[i] = ..."), (4, "u", "fill_"), (6, "u", "[i] = ...")]
 
 
+def test_a_change_through_a_state_dict_value_is_the_modules(program):
+    # A moving average of a model's weights (timm's ModelEma) changes them
+    # through state_dict()'s values: detached tensors that share the memory
+    # and version counter of the module's parameters and buffers. Told only
+    # as "w was changed in place", the module went on being drawn as unchanged.
+    doc = run(program, """
+        import torch
+        ema = torch.nn.BatchNorm1d(2)
+        weights = ema.state_dict()
+        w, mean = weights["weight"], weights["running_mean"]
+        with torch.no_grad():
+            w.mul_(0.5)
+        mean.add_(1)
+        weights["bias"].zero_()
+        d = w.detach()
+        d.add_(1)
+    """)
+    said = [(e["line"], e["name"], e.get("how"), e["op"], e.get("parameters"), e.get("through"))
+            for e in events(doc, "inplace")]
+    assert said == [(6, "ema", "", "mul_", 1, "w"), (7, "ema", "buffers-other", "add_", 1, "mean"),
+                    (8, "ema", "", "zero_", 1, None), (10, "ema", "", "add_", 1, "d")]
+
+
+def test_buffers_are_told_as_updated_by_running_the_module_only_when_it_ran(program):
+    # "Line 4 ran bn, which updated 3 of its buffers" was said of
+    # load_state_dict() too, which copies into them without running bn.
+    doc = run(program, """
+        import torch
+        bn = torch.nn.BatchNorm1d(2)
+        other = torch.nn.BatchNorm1d(2)
+        y = bn(torch.randn(4, 2))
+        bn.load_state_dict(other.state_dict())
+    """)
+    said = [(e["line"], e["name"], e.get("how"), e.get("parameters")) for e in events(doc, "inplace")]
+    assert said == [(4, "bn", "buffers", 3), (5, "bn", "", 2), (5, "bn", "buffers-other", 3)]
+
+
 def test_what_a_custom_functions_backward_does_is_seen_as_the_users_code_is(program):
     # The engine calls it inside the observer's handling of y.backward(),
     # where torch had taken the observer's mode off: scatter_ in

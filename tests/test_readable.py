@@ -526,6 +526,44 @@ def test_a_step_draws_the_tensor_its_events_name(program):
     assert back[1:] == ["   * out names a tensor", "   a [leaf] --> x * 2 = out"]
 
 
+@pytest.mark.parametrize("change", [
+    "with torch.no_grad():\n    ema.weight.mul_(0.5)",
+    "with torch.no_grad():\n    for v in ema.state_dict().values():\n        v.mul_(0.5)",
+    # (in a function of the program's, as timm's ModelEmaV2.update, told from its frame)
+    "@torch.no_grad()\ndef update(decay):\n    for v in ema.state_dict().values():\n        v.mul_(decay)\n"
+    "\n\nupdate(0.5)",
+])
+def test_a_module_changed_in_place_since_the_last_picture_is_not_said_to_be_unchanged(program, change):
+    """Changed under no_grad, a module's parameters get no new autograd node:
+    its node looks as it did, and the next picture said "not drawn, unchanged
+    since the last picture: ema" (an EMA of a model's weights, updated after
+    each optimizer step). What the words told changed in place is drawn."""
+    head = "import torch\nmodel = torch.nn.Linear(2, 1)\nema = torch.nn.Linear(2, 1)\nx = torch.ones(3, 2)\n"
+    steps = steps_of(explain_text(program(head + "y = model(x).sum()\n" + change + "\nz = model(x).sum()\n")))
+    [after] = [s for s in steps if s[0].endswith("z = model(x).sum()")]
+    picture = "\n".join(after)
+    assert "ema" in picture and "unchanged since the last picture" not in picture, picture
+
+
+def test_a_module_made_when_no_picture_was_drawn_is_drawn_by_the_next_picture(program):
+    """Making a module draws nothing (its parameters are in no graph yet). The
+    first picture after it, with no picture before it at all, said "not
+    drawn, unchanged since the last picture: ema"."""
+    steps = steps_of(explain_text(program("""
+        import torch
+        model = torch.nn.Linear(2, 1)
+        ema = torch.nn.Linear(2, 1)
+        y = model(torch.ones(3, 2)).sum()
+        other = torch.nn.Linear(2, 1)
+        z = model(torch.ones(3, 2)).sum()
+    """)))
+    [first] = [s for s in steps if s[0].endswith("y = model(torch.ones(3, 2)).sum()")]
+    assert "   ema" in first and "unchanged since the last picture" not in "\n".join(first)
+    [second] = [s for s in steps if s[0].endswith("z = model(torch.ones(3, 2)).sum()")]
+    assert "   other" in second  # made since the last picture
+    assert "not drawn, unchanged since the last picture: ema (" in "\n".join(second)  # drawn in it
+
+
 def test_the_nodes_of_names_count_as_touched():
     nodes = (Node("x", "leaf", "x", names=("x",)), Node("y", "statement", "x * 2", names=("y",), step=2))
     graph = Graph(nodes, (Edge("x", "y"),))

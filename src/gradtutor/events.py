@@ -314,6 +314,7 @@ def _tensor_change(
     target = rec.ref()
     library = getattr(rec, "library", None)
     via = {"via": library} if library else {}
+    through: str | None = None  # the name of the tensor the change went through, when it is told as another's
     # A parameter of a named module that library code changed (zero_grad, an
     # optimizer step) is told as part of its module, whatever other name it
     # has (the loop variable of an earlier ``for p in model.parameters()``).
@@ -342,12 +343,22 @@ def _tensor_change(
             return ("inplace", name, "data", rec.op), False, Event.make("inplace", line, name=name, op=rec.op, how="data", **via)
     else:
         name = None if of_module else name_of(rec.ref)
-        if name is None and not of_module and rec.view_of is not None:
-            # A view changed (u[0][1] = 1): the tensor it is a view of changed.
-            name = name_of(rec.view_of)
+        # (a module's buffer may itself be what detach() gave: it is the module's)
+        held = target is not None and (id(target) in params or id(target) in buffers)
+        if not of_module and not held and rec.view_of is not None:
             base = rec.view_of()
-            if name is None and base is not None:
-                target = base
+            base_name = name_of(rec.view_of)
+            if name is None:
+                # A view changed (u[0][1] = 1): the tensor it is a view of changed.
+                name = base_name
+                if name is None and base is not None:
+                    target = base
+            elif base_name is None and base is not None and (id(base) in params or id(base) in buffers):
+                # ema_v.lerp_(...), ema_v a value of ema.state_dict(): what
+                # changed is the module's parameter or buffer it shares its
+                # memory with, which no name holds: told as the module's, as
+                # a change made to it directly is.
+                target, through, name = base, name, None
         if name is not None:
             return ("inplace", name, "", rec.op), False, Event.make("inplace", line, name=name, op=rec.op, version=rec.version, **via)
     if target is None:
@@ -360,14 +371,22 @@ def _tensor_change(
             module = owner[2:]
             return ("grad-reset", module, how, rec.op), True, Event.make("grad-reset", line, name=module, how=how, op=rec.op, **via)
         return ("grad-reset", owner, how, rec.op), False, Event.make("grad-reset", line, name=owner, how=how, op=rec.op, **via)
+    named = {"through": through} if through else {}
     if id(target) in params:
         module = params[id(target)][0]
         how = "optimizer" if rec.library_kind == "optimizer" else ""
-        return ("inplace", module, how, rec.op), True, Event.make("inplace", line, name=module, op=rec.op, how=how, **via)
+        key = how + (f" through {through}" if through else "")
+        return ("inplace", module, key, rec.op), True, Event.make("inplace", line, name=module, op=rec.op, how=how, **named, **via)
     if id(target) in buffers:
-        # BatchNorm's running statistics and the like: not parameters, not in any graph.
+        # BatchNorm's running statistics and the like: not parameters, not in
+        # any graph. Updated by the module's own code as it runs ("buffers":
+        # a forward the line called), or else by the program's, by other
+        # library code (load_state_dict), or through another tensor.
         module = buffers[id(target)]
-        return ("inplace", module, "buffers", ""), True, Event.make("inplace", line, name=module, op=rec.op, how="buffers", **via)
+        ran = library is not None and library.endswith(".forward") and through is None and target is rec.ref()
+        how = "buffers" if ran else "buffers-other"
+        key = how + (f" through {through}" if through else "")
+        return ("inplace", module, key, ""), True, Event.make("inplace", line, name=module, op=rec.op, how=how, **named, **via)
     if library:
         return None  # library code changing a tensor of its own
     return ("inplace", "", "", rec.op), False, Event.make("inplace", line, name=None, op=rec.op, version=rec.version)

@@ -51,6 +51,7 @@ EXPLANATION_KEYS: tuple[str, ...] = (
     "inplace/parameters",
     "inplace/parameters-other",
     "inplace/buffers",
+    "inplace/buffers-other",
     "inplace/data",
     "inplace/parameters-data",
     *(f"grad-reset/{scope}{how}" for scope in ("", "parameters-") for how in GRAD_RESETS),
@@ -99,8 +100,8 @@ def explanation_key(event: Event) -> str:
         return "grad-before-error/added"
     if event.kind == "inplace" and event.get("how") == "data":
         return "inplace/parameters-data" if event.get("parameters") else "inplace/data"
-    if event.kind == "inplace" and event.get("how") == "buffers":
-        return "inplace/buffers"
+    if event.kind == "inplace" and event.get("how") in ("buffers", "buffers-other"):
+        return f"inplace/{event.get('how')}"
     if event.kind == "inplace" and event.get("parameters"):
         return "inplace/parameters" if event.get("how") == "optimizer" else "inplace/parameters-other"
     if event.kind == "requires-grad":

@@ -334,6 +334,26 @@ def event_names(steps: Iterable[Step]) -> frozenset[str]:
     )
 
 
+def tells_a_change(event: Event) -> bool:
+    """Does ``event`` tell that a named tensor or module changed in place, or
+    its gradients did? Changed outside autograd (an optimizer step, an EMA of
+    a model's weights under no_grad), it gets no new node: it is drawn as
+    before, and only these words say that it changed."""
+    return event.kind in ("inplace", "grad-reset") and bool(event.get("name"))
+
+
+def changed_names(steps: Iterable[Step]) -> frozenset[str]:
+    """The names the steps' events told changed (``tells_a_change``), those of
+    the loop steps hidden before them included (and of the hidden last steps
+    of calls that returned, told with the caller's step: their names are
+    looked up in its frame)."""
+    return frozenset(
+        e["name"] for step in steps
+        for e in (*step.events, *(event for event, _ in step.extra.get("repeated", ())))
+        if tells_a_change(e)
+    )
+
+
 def hidden_text(
     count: int, repeated: Sequence[tuple[str, int]] = (), *, more: bool = True, ascii: bool = False, language: str = "en"
 ) -> str:
@@ -383,6 +403,12 @@ class Narrator:
         self.last_frame: Any = None  # the frame whose names the last drawing had
         self.last_in_frame: dict[Any, Graph] = {}  # the graph last seen from each frame
         self.explained: set[str] = set()  # legend keys shown already
+        # The nodes changed since the last picture that look as they did (told
+        # changed in place: ``changed_names``), and the modules made or changed
+        # with no picture drawn: the next picture draws them, never "unchanged
+        # since the last picture". By id: a name may mean another tensor in the
+        # frame of the next picture.
+        self.unseen_changes: set[str] = set()
 
     def repeated(self, events: Sequence[tuple[Event, int]], file: str = "") -> list[tuple[str, int]]:
         """(title, count) of the events hidden loop steps repeated."""
@@ -414,24 +440,39 @@ class Narrator:
     def grad_changes(self, step: Step) -> list[RenderableType]:
         return [indented(Text(line, GRAD_CHANGE_STYLE)) for line in self.grad_change_lines(step)]
 
-    def drawing_if_changed(self, snapshot: Snapshot, frame: Any = None, names: Collection[str] = ()) -> Drawing | None:
+    def drawing_if_changed(
+        self, snapshot: Snapshot, frame: Any = None, names: Collection[str] = (), changed: Collection[str] = (),
+    ) -> Drawing | None:
         """The drawing to show after ``snapshot``: None when the graph is the one
         drawn last (or empty, or drawings are off). ``frame``: which function's
         names the snapshot has (a step's file and function); ``names``: the
         ones the step's events are about (``event_names``), drawn whatever
-        else changed."""
+        else changed; ``changed``: the ones they told changed in place
+        (``changed_names``), whose nodes are drawn by the next picture there
+        is, this one or a later one."""
         graph = snapshot.graph(self.options.level)
+        if changed:
+            told = frozenset(changed)
+            self.unseen_changes.update(n.id for n in graph.nodes if n.names and not told.isdisjoint(n.names))
         previous = self.last_drawn
         named_previous = previous if frame == self.last_frame else self.last_in_frame.get(frame)
-        changed = graph != previous
+        differs = graph != previous
         self.last_drawn, self.last_frame, self.last_in_frame[frame] = graph, frame, graph
-        if not (self.options.show_graph and graph.nodes and changed):
+        if not (self.options.show_graph and graph.nodes and differs):
             return None
         if self.options.graph == "full":
+            self.unseen_changes.clear()
             return graph_drawing(snapshot, self.options, explained=self.explained)
         part, focus = touched_part(graph, previous, named_previous, names)
         if not part.edges and all(n.kind == MODULE for n in part.nodes):
-            return None  # only a module's parameters, used by no graph yet (its __init__): no autograd to see
+            # Only a module's parameters, used by no graph yet (its __init__):
+            # no autograd to see. Made or changed since the last picture, it
+            # is drawn by the next one, not left out of it as unchanged.
+            self.unseen_changes.update(n.id for n in part.nodes)
+            return None
+        if self.unseen_changes:
+            part, focus = touched_part(graph, previous, named_previous, names, self.unseen_changes)
+            self.unseen_changes.clear()
         notes = (self.focus_note(focus),) if focus.omitted else ()
         drawing = self.bounded_drawing(snapshot, part, notes)
         self.explained.update(drawing.keys)
@@ -491,8 +532,10 @@ class Narrator:
             names, more = say(language, "focus_only", count=focus.omitted), ""
         return say(language, "focus", names=names, more=more, hint=self.options.full_graph_hint)
 
-    def graph_if_changed(self, snapshot: Snapshot, frame: Any = None, names: Collection[str] = ()) -> list[RenderableType]:
-        drawing = self.drawing_if_changed(snapshot, frame, names)
+    def graph_if_changed(
+        self, snapshot: Snapshot, frame: Any = None, names: Collection[str] = (), changed: Collection[str] = (),
+    ) -> list[RenderableType]:
+        drawing = self.drawing_if_changed(snapshot, frame, names, changed)
         return [] if drawing is None else [indented(GraphView(drawing))]
 
     def step(self, step: Step) -> list[RenderableType]:
@@ -505,5 +548,5 @@ class Narrator:
         out.append(step_header(step, ascii=self.options.ascii, language=self.options.language))
         out.extend(self.events(step))
         out.extend(self.grad_changes(step))
-        out.extend(self.graph_if_changed(step.snapshot, step_frame_key(step), event_names([step])))
+        out.extend(self.graph_if_changed(step.snapshot, step_frame_key(step), event_names([step]), changed_names([step])))
         return out

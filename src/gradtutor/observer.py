@@ -91,9 +91,11 @@ class InplaceRecord:
     # call it is (see ``LIBRARY_KINDS``).
     library: str | None = None
     library_kind: str = ""
-    # Set when the tensor changed is a view (``u[0]`` in ``u[0][1] = 1``): the
-    # tensor it is a view of, which changed with it (they share storage and
-    # version counter). The view itself is often gone by the step's end.
+    # Set when the tensor changed is a view (``u[0]`` in ``u[0][1] = 1``) or
+    # what ``detach()`` gave (the values of ``state_dict()`` are): the tensor
+    # it is a view of, or was detached from, which changed with it (they
+    # share storage and version counter). The view itself is often gone by
+    # the step's end.
     view_of: weakref.ref[torch.Tensor] | None = None
 
 
@@ -304,6 +306,17 @@ def _view_base(tensor: torch.Tensor) -> weakref.ref[torch.Tensor] | None:
         return None
 
 
+def _same_memory(view: torch.Tensor, source: torch.Tensor) -> bool:
+    """Do the two tensors lie on the same memory, element for element?"""
+    try:
+        return (
+            view.data_ptr() == source.data_ptr() and view.shape == source.shape
+            and view.stride() == source.stride() and view.dtype == source.dtype
+        )
+    except RuntimeError:  # (a layout without plain memory: sparse, nested)
+        return False
+
+
 def _arg(args: tuple[Any, ...], kwargs: dict[str, Any], index: int, name: str) -> Any:
     """A call's argument, given by position or by name."""
     return args[index] if len(args) > index else kwargs.get(name)
@@ -351,6 +364,9 @@ class CallObserver(TorchFunctionMode):
         # id(t.data result) -> (weakref to it, weakref to t): an in-place op on
         # it changes t behind autograd's back. Entries leave with the tensor.
         self._data_views: dict[int, tuple[weakref.ref[torch.Tensor], weakref.ref[torch.Tensor]]] = {}
+        # id(t.detach() result) -> (weakref to it, weakref to t): the same, but
+        # autograd's version counter is shared and sees the change.
+        self._detached: dict[int, tuple[weakref.ref[torch.Tensor], weakref.ref[torch.Tensor]]] = {}
         self._signatures: dict[Any, tuple[tuple[str, ...] | None, frozenset[str]]] = {}
         self._kinds: dict[Any, Any] = {}
         self._trace: Any = None  # the stepper's trace function, off while a handler runs
@@ -798,6 +814,8 @@ class CallObserver(TorchFunctionMode):
                 made_here = base_tag is not None and base_tag.origin is self.context.origin
             elif base is None:
                 base = _view_base(target)
+            if base is None:
+                base = self._detached_from(target)
             view = self._data_views.get(id(target))
             data_of = view[1] if view is not None and view[0]() is target else None
             library, kind = self._library_call()
@@ -854,6 +872,8 @@ class CallObserver(TorchFunctionMode):
         out = self._run(func, args, kwargs)
         if func == _DATA_GET and source is not None and isinstance(out, torch.Tensor):
             self._remember_data_view(out, source)
+        elif func is torch.Tensor.detach and source is not None and isinstance(out, torch.Tensor):
+            self._remember_view(self._detached, out, source)
         if source is not None and had_grad and isinstance(out, torch.Tensor):
             how = "data" if func == _DATA_GET else getattr(func, "__name__", "detach")
             self.add_record(
@@ -876,8 +896,14 @@ class CallObserver(TorchFunctionMode):
         return out
 
     def _remember_data_view(self, view: torch.Tensor, source: torch.Tensor) -> None:
+        self._remember_view(self._data_views, view, source)
+
+    @staticmethod
+    def _remember_view(
+        views: dict[int, tuple[weakref.ref[torch.Tensor], weakref.ref[torch.Tensor]]],
+        view: torch.Tensor, source: torch.Tensor,
+    ) -> None:
         key = id(view)
-        views = self._data_views
 
         def forget(_ref: object, key: int = key) -> None:
             entry = views.get(key)
@@ -891,13 +917,26 @@ class CallObserver(TorchFunctionMode):
         entry = self._data_views.get(id(view))
         if entry is None or entry[0]() is not view or entry[1]() is not source:
             return False
-        try:
-            return (
-                view.data_ptr() == source.data_ptr() and view.shape == source.shape
-                and view.stride() == source.stride() and view.dtype == source.dtype
-            )
-        except RuntimeError:  # (a layout without plain memory: sparse, nested)
-            return False
+        return _same_memory(view, source)
+
+    def _detached_from(self, tensor: torch.Tensor) -> weakref.ref[torch.Tensor] | None:
+        """What ``tensor`` was detached from, weakly, while they still share
+        their memory (``p.data = ...`` gives ``p`` other memory): the first
+        tensor of a chain of ``detach()`` calls (``ema.state_dict()`` detaches
+        each parameter; ``v.detach()`` of such a value is the parameter's too).
+        None if it is no such tensor."""
+        found: weakref.ref[torch.Tensor] | None = None
+        seen: set[int] = set()
+        while id(tensor) not in seen:
+            seen.add(id(tensor))
+            entry = self._detached.get(id(tensor))
+            if entry is None or entry[0]() is not tensor:
+                break
+            source = entry[1]()
+            if source is None or not _same_memory(tensor, source):
+                break
+            found, tensor = entry[1], source
+        return found
 
     def _on_data_set(self, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         target = args[0] if args and isinstance(args[0], torch.Tensor) else None

@@ -16,7 +16,9 @@ from typing import Any, Callable
 from rich.console import Group, RenderableType
 
 from gradtutor.model import Step
-from gradtutor.narrate import Narrator, Verbatim, event_names, hidden_note, step_frame_key, step_header, step_where
+from gradtutor.narrate import (
+    Narrator, Verbatim, changed_names, event_names, hidden_note, step_frame_key, step_header, step_where,
+)
 from gradtutor.render.words import say
 
 
@@ -94,7 +96,9 @@ class StepPrinter:
             shown.append(_verbatim(step.output))
         shown.extend(narrator.events(step))
         shown.extend(narrator.grad_changes(step))
-        shown.extend(narrator.graph_if_changed(step.snapshot, step_frame_key(step), event_names([step])))
+        shown.extend(narrator.graph_if_changed(
+            step.snapshot, step_frame_key(step), event_names([step]), changed_names([step])
+        ))
         self._show_all(shown)
         self.last = step.index
 

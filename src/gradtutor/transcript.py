@@ -26,6 +26,7 @@ from gradtutor.narrate import (
     NarrationOptions,
     Narrator,
     Verbatim,
+    changed_names,
     event_names,
     graph_drawing,
     indented,
@@ -146,7 +147,7 @@ def step_frame(narrator: Narrator, step: Step, number: int) -> Frame:
         source=step.source,
         parts=(Part(step, tuple(narrator.notes(step)), show_header=False, show_output=True,  # its heading names it
                     grad_lines=tuple(narrator.grad_change_lines(step)), language=narrator.options.language),),
-        drawing=narrator.drawing_if_changed(step.snapshot, step_frame_key(step), event_names([step])),
+        drawing=narrator.drawing_if_changed(step.snapshot, step_frame_key(step), event_names([step]), changed_names([step])),
         hidden=int(step.extra.get("hidden", 0)),
         hidden_repeated=tuple(narrator.repeated(step.extra.get("repeated", ()), step.file)),
         language=narrator.options.language,
@@ -189,7 +190,9 @@ def cell_frame(
              grad_lines=tuple(narrator.grad_change_lines(step)), language=narrator.options.language)
         for step in steps
     )
-    drawing = narrator.drawing_if_changed(steps[-1].snapshot, step_frame_key(steps[-1]), event_names(steps)) if steps else None
+    drawing = narrator.drawing_if_changed(
+        steps[-1].snapshot, step_frame_key(steps[-1]), event_names(steps), changed_names(steps)
+    ) if steps else None
     return Frame(
         number=number,
         place=place,

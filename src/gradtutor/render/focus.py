@@ -37,7 +37,7 @@ class Focus:
 
 def touched_part(
     graph: Graph, previous: Graph | None, named_previous: Graph | None | object = SAME_FRAME,
-    names: Collection[str] = (),
+    names: Collection[str] = (), changed_ids: Collection[str] = (),
 ) -> tuple[Graph, Focus]:
     """``graph`` cut down to what changed since ``previous`` (the graph drawn
     last), with context: a connected part the step touched is drawn whole when
@@ -50,7 +50,11 @@ def touched_part(
     ``previous`` is), and only against it are names compared. Entering or leaving a function renames nodes (``x``
     becomes ``global x`` or ``tensor``) without touching them. The nodes of
     ``names`` (the ones the step's events are about) count as touched: a
-    step that says "output names a tensor" draws it."""
+    step that says "output names a tensor" draws it. The nodes of
+    ``changed_ids`` changed since ``previous`` was drawn but look as they did
+    (an optimizer step, a moving average of weights updated under no_grad:
+    autograd recorded nothing): they count as touched when something else
+    is, never left out as "unchanged since the last picture"."""
     if previous is None:
         return graph, Focus()
     before = {n.id: n for n in previous.nodes}
@@ -69,6 +73,8 @@ def touched_part(
         touched |= {n.id for n in graph.nodes if n.names and not wanted.isdisjoint(n.names)}
     if not touched:
         return Graph(), Focus()
+    if changed_ids:
+        touched |= {n.id for n in graph.nodes if n.id in changed_ids}
     inputs: dict[str, list[str]] = {}
     for edge in graph.edges:
         inputs.setdefault(edge.dst, []).append(edge.src)
