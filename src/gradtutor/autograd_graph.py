@@ -496,9 +496,7 @@ class TagRegistry:
         Tests check this against torch. (A backward that failed part-way:
         see ``mark_freed_before_failure``.)
         """
-        nodes = list(iter_nodes(grad_fns))
-        targets = {id(t) for t in inputs}
-        ran = _nodes_leading_to(nodes, targets) if targets else {id(n) for n in nodes}
+        nodes, ran = _nodes_run(grad_fns, inputs)
         freed = 0
         for node in nodes:
             tag = self.tag_of(node) or self.tag_graph(node, UNKNOWN_ORIGIN)
@@ -529,9 +527,7 @@ class TagRegistry:
         ready node of highest sequence number first, so it ran all those
         before it); none when ``stopped_at`` is not known.
         """
-        nodes = list(iter_nodes(grad_fns))
-        targets = {id(t) for t in inputs}
-        ran = _nodes_leading_to(nodes, targets) if targets else {id(n) for n in nodes}
+        nodes, ran = _nodes_run(grad_fns, inputs)
         freed = 0
         for node in nodes:
             tag = self.tag_of(node) or self.tag_graph(node, UNKNOWN_ORIGIN)
@@ -695,6 +691,14 @@ def _nodes_leading_to(nodes: list[Any], targets: set[int]) -> set[int]:
         return leads[id(start)]
 
     return {id(n) for n in nodes if visit(n)}
+
+
+def _nodes_run(grad_fns: Iterable[Any], inputs: Iterable[Any]) -> tuple[list[Any], set[int]]:
+    """The nodes reachable from ``grad_fns``, and the ids of those a backward
+    from them runs: all, or with ``inputs`` only those on a path to one."""
+    nodes = list(iter_nodes(grad_fns))
+    targets = {id(t) for t in inputs}
+    return nodes, _nodes_leading_to(nodes, targets) if targets else {id(n) for n in nodes}
 
 
 def reachable_leaves(grad_fns: Iterable[Any]) -> list[torch.Tensor]:
