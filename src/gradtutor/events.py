@@ -20,7 +20,7 @@ from typing import Any, Mapping, NamedTuple
 
 import torch
 
-from gradtutor.model import OP, Event, Graph, Snapshot, is_routine  # noqa: F401  (re-exported)
+from gradtutor.model import HIDDEN_GLOBAL, OP, Event, Graph, Snapshot, is_routine  # noqa: F401  (re-exported)
 from gradtutor.snapshot import scan_names
 from gradtutor.tracebacks import exception_text
 from gradtutor.observer import (
@@ -50,6 +50,11 @@ class NameTracker:
     def __init__(self) -> None:
         self.bound: dict[str, _Bound] = {}
         self.seen = False  # has a step of the frame been looked at (its names known)?
+        # The tensors of the names a function's step sees but does not own (its
+        # globals, by their own names: "global x" is x), weakly, as after its
+        # last step (see ``outer_after``); None before its first step is
+        # looked at (not known then).
+        self.outer: dict[str, weakref.ref[torch.Tensor]] | None = None
         self.after_statement: dict[int, dict[str, str]] = {}  # line -> name -> node
         # Module names: the module (weakly) and its parameters (weakly), as
         # when the name was bound (the module may die while its parameters
@@ -63,6 +68,27 @@ class NameTracker:
         """A function's tensor arguments (name, tensor, node), bound before its first step."""
         self.bound = {name: _Bound(weakref.ref(t), node) for name, t, node in arguments}
         self.seen = True
+
+    def outer_after(self, names: Mapping[str, Any], everything: bool = False) -> None:
+        """The globals (``names``) as now, after code that ran unlooked at.
+        ``everything``: other code ran while a generator was suspended. Else
+        a step was let pass (no torch call, or a repeat): only the globals
+        known to hold a tensor are looked at again, not every global on
+        each such step (one it made name a tensor anew is missed: a change
+        in place of that tensor would be taken for one the step made)."""
+        outer = self.outer
+        if outer is None:
+            return
+        if everything:
+            self.outer = {name: weakref.ref(t) for name, t in scan_names(names).tensors}
+            return
+        for name, ref in list(outer.items()):
+            value = names.get(name)
+            if value is not ref():
+                if isinstance(value, torch.Tensor):
+                    outer[name] = weakref.ref(value)
+                else:
+                    del outer[name]
 
 
 def _names_by_id(namespace: Mapping[str, Any]) -> dict[int, list[str]]:
@@ -202,7 +228,7 @@ def detect_events(
                 buffers = _module_tensors(namespace)
             holder = None
             if isinstance(rec, InplaceRecord):
-                holder = _held_before(rec, ids, tracker, params, buffers)
+                holder = _held_before(rec, ids, tracker, scope, params, buffers)
                 if holder == "":
                     if rec.view_of is None:
                         continue  # x = (x * 2).relu_(): the step changed a tensor it made, nothing the user had
@@ -231,6 +257,11 @@ def detect_events(
         if extra:
             events[index] = Event.make(events[index].kind, events[index].line, **{**events[index].data, **extra})
     events.extend(_name_events(line, iteration, namespace if scope is None else scope, tracker, snapshot, namespace))
+    if scope is not None and scope is not namespace:
+        tracker.outer = {
+            name.removeprefix(HIDDEN_GLOBAL): weakref.ref(t) for name, t in scan_names(namespace).tensors
+            if name not in scope
+        }
 
     if exception is not None:
         events.append(_error_event(line, exception, (error_details or {}).get(id(exception), {}), name_of))
@@ -239,7 +270,7 @@ def detect_events(
 
 
 def _held_before(
-    rec: InplaceRecord, ids: Mapping[int, list[str]], tracker: NameTracker,
+    rec: InplaceRecord, ids: Mapping[int, list[str]], tracker: NameTracker, scope: Mapping[str, Any] | None,
     params: Mapping[int, tuple[str, str]], buffers: Mapping[int, str],
 ) -> str | None:
     """The name to tell an in-place change by, when the names the step bound
@@ -247,10 +278,13 @@ def _held_before(
     zs[0].mul_(2)`` changed ``zs[0]``), or "" when none did: ``x = (x *
     2).relu_()`` changed a tensor the step made (x named another one then),
     and ``v = data[0:1].add_(5)`` changed ``data`` through a view only the
-    step named. None when the usual naming holds: not asked of a module's
-    tensor, a change through ``.data``, nor on a frame's first step (whose
-    names were not looked at before)."""
-    if not tracker.seen or rec.data_of is not None:
+    step named. The names are all those the step sees: a function's own
+    (``scope``), and its globals (a global ``w`` a function changes in
+    place is ``w`` changed). None when the usual naming holds: not asked
+    of a module's tensor, a change through ``.data``, nor of names not
+    looked at before (a frame's first step; a function's globals on its
+    first step)."""
+    if rec.data_of is not None:
         return None
     t = rec.ref()
     if t is None or id(t) in params or id(t) in buffers:
@@ -258,10 +292,21 @@ def _held_before(
     names = ids.get(id(t))
     if not names:
         return None
-    before = [name for name in names if "[" in name or (old := tracker.bound.get(name)) is not None and old.ref() is t]
+    before = [name for name in names if "[" in name or _held(tracker, scope, name, t)]
     if not before:
         return ""
     return before[0] if before[0] != names[0] else None
+
+
+def _held(tracker: NameTracker, scope: Mapping[str, Any] | None, name: str, t: torch.Tensor) -> bool:
+    """Did ``name`` hold ``t`` before the step? Yes when not known."""
+    if scope is None or name in scope:
+        old = tracker.bound.get(name)
+        return not tracker.seen or old is not None and old.ref() is t
+    if tracker.outer is None:
+        return True
+    ref = tracker.outer.get(name.removeprefix(HIDDEN_GLOBAL))
+    return ref is not None and ref() is t
 
 
 def _naming(name_of: Any, ref: Any, name: str) -> Any:
