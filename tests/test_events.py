@@ -1445,3 +1445,14 @@ def test_a_global_bound_to_another_tensor_by_code_not_looked_at_is_known_bound(p
     notes = [s["hidden_before"] for s in doc["steps"] if "hidden_before" in s]
     assert [(e["name"], e["count"]) for note in notes for e in note["repeated"] if e["kind"] == "inplace"] == [("w", 3)]
 
+
+def test_a_tensor_a_name_held_before_the_step_is_told_by_that_name(program):
+    # a, b = b, a.add_(1): a's tensor changed (b names it now); it was taken
+    # for a tensor the statement made, and dropped.
+    doc = run(program, """
+        import torch
+        a = torch.ones(2)
+        b = torch.zeros(2)
+        a, b = b, a.add_(1)
+    """)
+    assert [(e["line"], e["name"]) for e in events(doc, "inplace")] == [(4, "a")]

@@ -275,7 +275,8 @@ def _held_before(
 ) -> str | None:
     """The name to tell an in-place change by, when the names the step bound
     would tell it wrong: one that reached the tensor before the step (``w =
-    zs[0].mul_(2)`` changed ``zs[0]``), or "" when none did: ``x = (x *
+    zs[0].mul_(2)`` changed ``zs[0]``; ``a, b = b, a.add_(1)`` changed
+    ``a``, whose tensor b names now), or "" when none did: ``x = (x *
     2).relu_()`` changed a tensor the step made (x named another one then),
     and ``v = data[0:1].add_(5)`` changed ``data`` through a view only the
     step named. The names are all those the step sees: a function's own
@@ -294,7 +295,7 @@ def _held_before(
         return None
     before = [name for name in names if "[" in name or _held(tracker, scope, name, t)]
     if not before:
-        return ""
+        return _held_by(tracker, scope, t)
     return before[0] if before[0] != names[0] else None
 
 
@@ -307,6 +308,18 @@ def _held(tracker: NameTracker, scope: Mapping[str, Any] | None, name: str, t: t
         return True
     ref = tracker.outer.get(name.removeprefix(HIDDEN_GLOBAL))
     return ref is not None and ref() is t
+
+
+def _held_by(tracker: NameTracker, scope: Mapping[str, Any] | None, t: torch.Tensor) -> str:
+    """The name that held ``t`` before the step, when none of those that
+    hold it now did; "" when none did."""
+    for name, old in tracker.bound.items():
+        if old.ref() is t:
+            return name
+    for name, ref in (tracker.outer or {}).items():
+        if ref() is t:
+            return HIDDEN_GLOBAL + name if scope is not None and name in scope else name
+    return ""
 
 
 def _naming(name_of: Any, ref: Any, name: str) -> Any:
