@@ -1456,3 +1456,25 @@ def test_a_tensor_a_name_held_before_the_step_is_told_by_that_name(program):
         a, b = b, a.add_(1)
     """)
     assert [(e["line"], e["name"]) for e in events(doc, "inplace")] == [(4, "a")]
+
+
+def test_a_closure_variable_bound_anew_while_its_generator_was_suspended_is_known_bound(program):
+    # The generator's w is the enclosing function's: bound to another tensor
+    # there while the generator waited at its yield, it holds that one when
+    # the generator's next step changes it.
+    doc = run(program, """
+        import torch
+        def outer():
+            w = torch.ones(2)
+            def gen():
+                v = torch.zeros(2)
+                yield
+                w.add_(1)
+                yield
+            g = gen()
+            next(g)
+            w = torch.zeros(2)
+            next(g)
+        outer()
+    """)
+    assert [(e["line"], e["name"], e["op"]) for e in events(doc, "inplace")] == [(7, "w", "add_")]

@@ -535,10 +535,15 @@ class Engine:
         resumed = self._frames.get(id(frame))
         if resumed is not None and resumed.code is code and code.co_flags & _CO_SUSPENDABLE and _suspended(frame):
             # A generator or coroutine resuming at its yield: the same frame, names and counts.
-            # (Its globals may have been bound to other tensors meanwhile.)
+            # (Its globals, and the variables it shares with other functions,
+            # may have been bound to other tensors meanwhile.)
             self._stack.append(resumed)
             self.context.origin = resumed.origin
             self._globals_after(resumed, frame, everything=True)
+            tracker = self._trackers.get(resumed.key)
+            shared = code.co_cellvars + code.co_freevars
+            if tracker is not None and shared:
+                tracker.resumed_with(frame.f_locals, shared)
             return self._local_trace
         if not is_module and resumed is not None:
             # A new frame where one that never ended was (a generator left

@@ -55,6 +55,10 @@ class NameTracker:
         # last step (see ``outer_after``); None before its first step is
         # looked at (not known then).
         self.outer: dict[str, weakref.ref[torch.Tensor]] | None = None
+        # Its own names that code run while it was suspended bound to another
+        # tensor (a generator's closure variable, by the function it shares
+        # it with), as when it resumed: what they held before its next step.
+        self.resumed: dict[str, weakref.ref[torch.Tensor]] = {}
         self.after_statement: dict[int, dict[str, str]] = {}  # line -> name -> node
         # Module names: the module (weakly) and its parameters (weakly), as
         # when the name was bound (the module may die while its parameters
@@ -68,6 +72,15 @@ class NameTracker:
         """A function's tensor arguments (name, tensor, node), bound before its first step."""
         self.bound = {name: _Bound(weakref.ref(t), node) for name, t, node in arguments}
         self.seen = True
+
+    def resumed_with(self, names: Mapping[str, Any], shared: tuple[str, ...]) -> None:
+        """A suspended frame resumes with ``names``: what its variables
+        ``shared`` with other functions hold now, if bound anew meanwhile."""
+        for name in shared:
+            value = names.get(name)
+            old = self.bound.get(name)
+            if isinstance(value, torch.Tensor) and (old is None or old.ref() is not value):
+                self.resumed[name] = weakref.ref(value)
 
     def outer_after(self, names: Mapping[str, Any], everything: bool = False) -> None:
         """The globals (``names``) as now, after code that ran unlooked at.
@@ -257,6 +270,7 @@ def detect_events(
         if extra:
             events[index] = Event.make(events[index].kind, events[index].line, **{**events[index].data, **extra})
     events.extend(_name_events(line, iteration, namespace if scope is None else scope, tracker, snapshot, namespace))
+    tracker.resumed.clear()
     if scope is not None and scope is not namespace:
         tracker.outer = {
             name.removeprefix(HIDDEN_GLOBAL): weakref.ref(t) for name, t in scan_names(namespace).tensors
@@ -302,6 +316,9 @@ def _held_before(
 def _held(tracker: NameTracker, scope: Mapping[str, Any] | None, name: str, t: torch.Tensor) -> bool:
     """Did ``name`` hold ``t`` before the step? Yes when not known."""
     if scope is None or name in scope:
+        resumed = tracker.resumed.get(name)
+        if resumed is not None:
+            return resumed() is t
         old = tracker.bound.get(name)
         return not tracker.seen or old is not None and old.ref() is t
     if tracker.outer is None:
@@ -314,7 +331,10 @@ def _held_by(tracker: NameTracker, scope: Mapping[str, Any] | None, t: torch.Ten
     """The name that held ``t`` before the step, when none of those that
     hold it now did; "" when none did."""
     for name, old in tracker.bound.items():
-        if old.ref() is t:
+        if old.ref() is t and name not in tracker.resumed:
+            return name
+    for name, ref in tracker.resumed.items():
+        if ref() is t:
             return name
     for name, ref in (tracker.outer or {}).items():
         if ref() is t:
