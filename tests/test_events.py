@@ -1436,3 +1436,137 @@ def test_a_change_through_a_view_the_statement_made_of_a_tensor_with_a_graph_is_
     """)
     # (line 5: the view and what it is a view of, both made by the line)
     assert [(e["line"], e["name"]) for e in events(doc, "inplace")] == [(4, "data")]
+
+
+def test_a_global_changed_in_place_in_a_function_is_told_as_at_module_level(program):
+    # The function's names are its locals; its globals are names it sees too:
+    # from its second step on (or its first, with tensor arguments bound), a
+    # change of a global was taken for a change of a tensor the step made,
+    # and dropped.
+    doc = run(program, """
+        import torch
+        w = torch.ones(2, requires_grad=True)
+        opt = torch.optim.SGD([w], lr=0.1)
+        def f():
+            v = torch.zeros(2)
+            (w * 2).sum().backward()
+            opt.step()
+            with torch.no_grad():
+                w.mul_(2)
+        t = torch.zeros(2)
+        def g(x):
+            t.sub_(x)
+        f()
+        g(torch.ones(2))
+    """)
+    assert [(e["line"], e["name"], e["op"]) for e in events(doc, "inplace")] == [
+        (7, "w", "add_"), (9, "w", "mul_"), (12, "t", "sub_"),
+    ]
+
+
+def test_a_global_hidden_by_a_local_is_told_changed_by_its_shown_name(program):
+    doc = run(program, """
+        import torch
+        w = torch.ones(2, requires_grad=True)
+        (w * 2).sum().backward()
+        opt = torch.optim.SGD([w], lr=0.1)
+        def f(w):
+            v = w * 2
+            opt.step()
+            w = torch.zeros(2); opt.step()
+        f(torch.ones(2, requires_grad=True))
+    """)
+    assert [(e["line"], e["name"]) for e in events(doc, "inplace")] == [(7, "global w"), (8, "global w")]
+
+
+def test_in_a_function_what_a_step_made_and_the_views_it_made_are_told_by_what_the_names_held(program):
+    # The module-level cases of _held_before, on globals seen from a function
+    # (x declared global: the product the statement made changed, not x),
+    # past the iterations shown too (after steps let pass without a look).
+    doc = run(program, """
+        import torch
+        x = torch.tensor([-1.0, 2.0])
+        data = torch.tensor([-1.0, 2.0])
+        zs = [torch.zeros(2)]
+        def f():
+            global x, y
+            v = torch.zeros(2)
+            x = (x * 2).relu_()
+            w = zs[0].mul_(2)
+            u = data[0:1].add_(5)
+            y = (data * 2).relu_()
+            for i in range(6):
+                x = (x * 2).relu_()
+        f()
+    """)
+    assert [(e["line"], e["name"]) for e in events(doc, "inplace")] == [(9, "zs[0]"), (10, "data")]
+    assert all(not note["repeated"] for note in (s["hidden_before"] for s in doc["steps"] if "hidden_before" in s))
+
+
+def test_a_global_bound_to_another_tensor_by_code_not_looked_at_is_known_bound(program):
+    # A function's steps let pass (nothing new to show, no torch call) and a
+    # generator's suspension both run code that may bind a global anew: the
+    # change of the tensor it holds then is told, not taken for one of a
+    # tensor the step made.
+    doc = run(program, """
+        import torch
+        w = torch.ones(2)
+        bank = {0: torch.ones(2), 1: torch.zeros(2)}
+        def reset(i):
+            global w
+            w = bank[i % 2]
+        def f():
+            v = torch.zeros(2)
+            for i in range(6):
+                reset(i)
+                w.add_(1)
+        def gen():
+            v = torch.zeros(2)
+            yield
+            w.mul_(2); u.mul_(2)
+            yield
+        f()
+        g = gen()
+        next(g)
+        w = torch.zeros(2)
+        u = torch.ones(2)
+        next(g)
+    """)
+    shown = [(e["line"], e["name"], e["op"]) for e in events(doc, "inplace")]
+    assert shown == [(11, "w", "add_")] * 3 + [(15, "w", "mul_"), (15, "u", "mul_")]
+    notes = [s["hidden_before"] for s in doc["steps"] if "hidden_before" in s]
+    assert [(e["name"], e["count"]) for note in notes for e in note["repeated"] if e["kind"] == "inplace"] == [("w", 3)]
+
+
+def test_a_tensor_a_name_held_before_the_step_is_told_by_that_name(program):
+    # a, b = b, a.add_(1): a's tensor changed (b names it now); it was taken
+    # for a tensor the statement made, and dropped.
+    doc = run(program, """
+        import torch
+        a = torch.ones(2)
+        b = torch.zeros(2)
+        a, b = b, a.add_(1)
+    """)
+    assert [(e["line"], e["name"]) for e in events(doc, "inplace")] == [(4, "a")]
+
+
+def test_a_closure_variable_bound_anew_while_its_generator_was_suspended_is_known_bound(program):
+    # The generator's w is the enclosing function's: bound to another tensor
+    # there while the generator waited at its yield, it holds that one when
+    # the generator's next step changes it.
+    doc = run(program, """
+        import torch
+        def outer():
+            w = torch.ones(2)
+            def gen():
+                v = torch.zeros(2)
+                yield
+                w.add_(1)
+                yield
+            g = gen()
+            next(g)
+            w = torch.zeros(2)
+            next(g)
+        outer()
+    """)
+    assert [(e["line"], e["name"], e["op"]) for e in events(doc, "inplace")] == [(7, "w", "add_")]

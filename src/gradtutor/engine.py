@@ -539,8 +539,15 @@ class Engine:
         resumed = self._frames.get(id(frame))
         if resumed is not None and resumed.code is code and code.co_flags & _CO_SUSPENDABLE and _suspended(frame):
             # A generator or coroutine resuming at its yield: the same frame, names and counts.
+            # (Its globals, and the variables it shares with other functions,
+            # may have been bound to other tensors meanwhile.)
             self._stack.append(resumed)
             self.context.origin = resumed.origin
+            self._globals_after(resumed, frame, everything=True)
+            tracker = self._trackers.get(resumed.key)
+            shared = code.co_cellvars + code.co_freevars
+            if tracker is not None and shared:
+                tracker.resumed_with(frame.f_locals, shared)
             return self._local_trace
         if not is_module and resumed is not None:
             # A new frame where one that never ended was (a generator left
@@ -594,6 +601,13 @@ class Engine:
                 self.registry.tag_graph(ctx, origin)
         finally:
             observer.paused = paused
+
+    def _globals_after(self, state: _Frame, frame: FrameType, everything: bool = False) -> None:
+        """A function's globals may have been bound to other tensors by code
+        its steps did not look at: see ``NameTracker.outer_after``."""
+        tracker = self._trackers.get(state.key)
+        if tracker is not None and not state.is_module:
+            tracker.outer_after(frame.f_globals, everything)
 
     def _bind_arguments(self, state: _Frame, frame: FrameType) -> None:
         """A function's tensor arguments are bound before its first line: its
@@ -846,8 +860,10 @@ class Engine:
             ):
                 # A loop step that called no torch function, raised nothing and
                 # bound no tensor: nothing to report, so nothing to compute.
+                # (It may have bound a global to another tensor.)
                 self._unshown.hidden += 1
                 self._hidden_total += 1
+                self._globals_after(state, frame)
                 return
             self._scope_types.pop(state.key, None)
             # The tutor's own reads of tensors must not reach the user's modes.
@@ -879,6 +895,7 @@ class Engine:
                     state.plain = False
                     self._grads.hidden(records)
                     self._remember_types(state, own)
+                    self._globals_after(state, frame)
                     return
             snapshot = self.snapshotter.take(
                 namespace, origin=state.origin, frame_key=state.key, lite=likely_hidden, tags_as=state.tags_as,

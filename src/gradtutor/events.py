@@ -20,7 +20,7 @@ from typing import Any, Mapping, NamedTuple
 
 import torch
 
-from gradtutor.model import OP, Event, Graph, Snapshot, is_routine  # noqa: F401  (re-exported)
+from gradtutor.model import HIDDEN_GLOBAL, OP, Event, Graph, Snapshot, is_routine  # noqa: F401  (re-exported)
 from gradtutor.snapshot import scan_names
 from gradtutor.tracebacks import exception_text
 from gradtutor.observer import (
@@ -50,6 +50,15 @@ class NameTracker:
     def __init__(self) -> None:
         self.bound: dict[str, _Bound] = {}
         self.seen = False  # has a step of the frame been looked at (its names known)?
+        # The tensors of the names a function's step sees but does not own (its
+        # globals, by their own names: "global x" is x), weakly, as after its
+        # last step (see ``outer_after``); None before its first step is
+        # looked at (not known then).
+        self.outer: dict[str, weakref.ref[torch.Tensor]] | None = None
+        # Its own names that code run while it was suspended bound to another
+        # tensor (a generator's closure variable, by the function it shares
+        # it with), as when it resumed: what they held before its next step.
+        self.resumed: dict[str, weakref.ref[torch.Tensor]] = {}
         self.after_statement: dict[int, dict[str, str]] = {}  # line -> name -> node
         # Module names: the module (weakly) and its parameters (weakly), as
         # when the name was bound (the module may die while its parameters
@@ -63,6 +72,36 @@ class NameTracker:
         """A function's tensor arguments (name, tensor, node), bound before its first step."""
         self.bound = {name: _Bound(weakref.ref(t), node) for name, t, node in arguments}
         self.seen = True
+
+    def resumed_with(self, names: Mapping[str, Any], shared: tuple[str, ...]) -> None:
+        """A suspended frame resumes with ``names``: what its variables
+        ``shared`` with other functions hold now, if bound anew meanwhile."""
+        for name in shared:
+            value = names.get(name)
+            old = self.bound.get(name)
+            if isinstance(value, torch.Tensor) and (old is None or old.ref() is not value):
+                self.resumed[name] = weakref.ref(value)
+
+    def outer_after(self, names: Mapping[str, Any], everything: bool = False) -> None:
+        """The globals (``names``) as now, after code that ran unlooked at.
+        ``everything``: other code ran while a generator was suspended. Else
+        a step was let pass (no torch call, or a repeat): only the globals
+        known to hold a tensor are looked at again, not every global on
+        each such step (one it made name a tensor anew is missed: a change
+        in place of that tensor would be taken for one the step made)."""
+        outer = self.outer
+        if outer is None:
+            return
+        if everything:
+            self.outer = {name: weakref.ref(t) for name, t in scan_names(names).tensors}
+            return
+        for name, ref in list(outer.items()):
+            value = names.get(name)
+            if value is not ref():
+                if isinstance(value, torch.Tensor):
+                    outer[name] = weakref.ref(value)
+                else:
+                    del outer[name]
 
 
 def _names_by_id(namespace: Mapping[str, Any]) -> dict[int, list[str]]:
@@ -202,7 +241,7 @@ def detect_events(
                 buffers = _module_tensors(namespace)
             holder = None
             if isinstance(rec, InplaceRecord):
-                holder = _held_before(rec, ids, tracker, params, buffers)
+                holder = _held_before(rec, ids, tracker, scope, params, buffers)
                 if holder == "":
                     if rec.view_of is None:
                         continue  # x = (x * 2).relu_(): the step changed a tensor it made, nothing the user had
@@ -231,6 +270,12 @@ def detect_events(
         if extra:
             events[index] = Event.make(events[index].kind, events[index].line, **{**events[index].data, **extra})
     events.extend(_name_events(line, iteration, namespace if scope is None else scope, tracker, snapshot, namespace))
+    tracker.resumed.clear()
+    if scope is not None and scope is not namespace:
+        tracker.outer = {
+            name.removeprefix(HIDDEN_GLOBAL): weakref.ref(t) for name, t in scan_names(namespace).tensors
+            if name not in scope
+        }
 
     if exception is not None:
         events.append(_error_event(line, exception, (error_details or {}).get(id(exception), {}), name_of))
@@ -239,18 +284,22 @@ def detect_events(
 
 
 def _held_before(
-    rec: InplaceRecord, ids: Mapping[int, list[str]], tracker: NameTracker,
+    rec: InplaceRecord, ids: Mapping[int, list[str]], tracker: NameTracker, scope: Mapping[str, Any] | None,
     params: Mapping[int, tuple[str, str]], buffers: Mapping[int, str],
 ) -> str | None:
     """The name to tell an in-place change by, when the names the step bound
     would tell it wrong: one that reached the tensor before the step (``w =
-    zs[0].mul_(2)`` changed ``zs[0]``), or "" when none did: ``x = (x *
+    zs[0].mul_(2)`` changed ``zs[0]``; ``a, b = b, a.add_(1)`` changed
+    ``a``, whose tensor b names now), or "" when none did: ``x = (x *
     2).relu_()`` changed a tensor the step made (x named another one then),
     and ``v = data[0:1].add_(5)`` changed ``data`` through a view only the
-    step named. None when the usual naming holds: not asked of a module's
-    tensor, a change through ``.data``, nor on a frame's first step (whose
-    names were not looked at before)."""
-    if not tracker.seen or rec.data_of is not None:
+    step named. The names are all those the step sees: a function's own
+    (``scope``), and its globals (a global ``w`` a function changes in
+    place is ``w`` changed). None when the usual naming holds: not asked
+    of a module's tensor, a change through ``.data``, nor of names not
+    looked at before (a frame's first step; a function's globals on its
+    first step)."""
+    if rec.data_of is not None:
         return None
     t = rec.ref()
     if t is None or id(t) in params or id(t) in buffers:
@@ -258,10 +307,39 @@ def _held_before(
     names = ids.get(id(t))
     if not names:
         return None
-    before = [name for name in names if "[" in name or (old := tracker.bound.get(name)) is not None and old.ref() is t]
+    before = [name for name in names if "[" in name or _held(tracker, scope, name, t)]
     if not before:
-        return ""
+        return _held_by(tracker, scope, t)
     return before[0] if before[0] != names[0] else None
+
+
+def _held(tracker: NameTracker, scope: Mapping[str, Any] | None, name: str, t: torch.Tensor) -> bool:
+    """Did ``name`` hold ``t`` before the step? Yes when not known."""
+    if scope is None or name in scope:
+        resumed = tracker.resumed.get(name)
+        if resumed is not None:
+            return resumed() is t
+        old = tracker.bound.get(name)
+        return not tracker.seen or old is not None and old.ref() is t
+    if tracker.outer is None:
+        return True
+    ref = tracker.outer.get(name.removeprefix(HIDDEN_GLOBAL))
+    return ref is not None and ref() is t
+
+
+def _held_by(tracker: NameTracker, scope: Mapping[str, Any] | None, t: torch.Tensor) -> str:
+    """The name that held ``t`` before the step, when none of those that
+    hold it now did; "" when none did."""
+    for name, old in tracker.bound.items():
+        if old.ref() is t and name not in tracker.resumed:
+            return name
+    for name, ref in tracker.resumed.items():
+        if ref() is t:
+            return name
+    for name, ref in (tracker.outer or {}).items():
+        if ref() is t:
+            return HIDDEN_GLOBAL + name if scope is not None and name in scope else name
+    return ""
 
 
 def _naming(name_of: Any, ref: Any, name: str) -> Any:
