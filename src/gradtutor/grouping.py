@@ -231,6 +231,8 @@ def _split_named_parts(
     first: dict[str, str] = {}
     for group in [g for g in order if g[:1] == "s"]:
         own = members[group]
+        if len(own) < 2 or not any(m.names or m.former_names for m in own):
+            continue  # (nothing to split off: the usual case, asked cheaply of each of a loop's many statements)
         origin = origins.get(own[0].step) if own[0].step is not None else None
         if origin is None or origin.value is None:
             continue
