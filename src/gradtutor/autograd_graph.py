@@ -735,36 +735,43 @@ class Reach:
     def in_graph(self, node_id: str) -> bool:
         """``node_id`` is an input of a named tensor's graph that a backward
         can still run through (see ``_live``)."""
-        return any(tag.node_id == node_id for tag in self._live())
+        return self._live(lambda tag: tag.node_id == node_id)
 
     def reaches_tensor(self, ids: set[int], live: bool = True) -> bool:
         """Is a leaf tensor whose id is in ``ids`` an input of a named tensor's
         graph that a backward can still run through (see ``_live``), or,
         ``live=False``, of one at all?"""
-        for tag in self._live(live):
-            if isinstance(tag, LeafTag):
-                t = tag.ref()
-                if t is not None and id(t) in ids:
-                    return True
-        return False
 
-    def _live(self, cut: bool = True) -> Iterator[NodeTag | LeafTag]:
-        """The inputs, direct or not, of the named tensors, as far as a
-        backward from them could go: not into a node whose saved tensors a
-        backward freed, nor below it. (Of a training loop's last graph, run
-        backward through and freed, nothing is still "in the graph" for a
-        name that moved on: nothing can use it again.) ``cut=False``: all of them."""
+        def wanted(tag: NodeTag | LeafTag) -> bool:
+            if not isinstance(tag, LeafTag):
+                return False
+            t = tag.ref()
+            return t is not None and id(t) in ids
+
+        return self._live(wanted, live)
+
+    def _live(self, wanted: Callable[[NodeTag | LeafTag], bool], cut: bool = True) -> bool:
+        """Is an input, direct or not, of the named tensors ``wanted``? Only
+        as far as a backward from them could go: not into a node whose saved
+        tensors a backward freed, nor below it. (Of a training loop's last
+        graph, run backward through and freed, nothing is still "in the
+        graph" for a name that moved on: nothing can use it again.)
+        ``cut=False``: all of them. Walked until the answer is known (a
+        loop, not generators: asked at every hidden step of a loop)."""
         seen: set[int] = set()
         stack = [child for tag in self.roots.values() if not (cut and _freed(tag)) for child in tag.children]
         while stack:
             tag = stack.pop()
-            if tag.serial in seen:
+            serial = tag.serial
+            if serial in seen:
                 continue
-            seen.add(tag.serial)
-            if cut and _freed(tag):
+            seen.add(serial)
+            if cut and not tag.is_leaf and tag.saved == SAVED_FREED:  # type: ignore[union-attr]
                 continue
-            yield tag
+            if wanted(tag):
+                return True
             stack.extend(tag.children)
+        return False
 
     def grew_from(self, node_id: str, before: str) -> bool:
         """The graph of ``node_id`` (a named tensor's) contains ``before``."""

@@ -53,6 +53,28 @@ def _frame_key(frame: FrameType) -> int:
     """What the tutor keys a running frame's state by. Module-level code
     shares one namespace across shell inputs: its key is that namespace."""
     return id(frame.f_globals) if frame.f_code.co_name == "<module>" else id(frame)
+class _CodeKey:
+    """A code object in the engine's tables (statement counts, what each
+    statement showed): equal as code objects are, with its hash computed
+    once. Python hashes a code object by walking its bytecode and, through
+    its constants, every function and class body nested in it: 37 µs for
+    the module of a 300-line script, asked at each of its steps."""
+
+    __slots__ = ("code", "_hash", "jumps", "positions")
+
+    def __init__(self, code: CodeType) -> None:
+        self.code = code
+        self._hash = hash(code)
+        self.jumps: dict[int, int] | None = None  # see _landing
+        self.positions: list[tuple[int | None, int | None]] | None = None  # see _looping_in_comprehension
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _CodeKey) and (self.code is other.code or self.code == other.code)
+
+
 _QUIET_EXCEPTIONS = (StopIteration, StopAsyncIteration, GeneratorExit, SystemExit, KeyboardInterrupt)
 
 
@@ -70,6 +92,7 @@ class _Frame:
     lasti: int = -1
     exception: BaseException | None = None
     code: Any = None
+    code_key: Any = None  # ``code`` as the engine's tables key it (see _CodeKey)
     calls_at_begin: int = 0  # the observer's count of torch calls when the statement began
     calls_at_start: int = 0  # ... when the frame started
     plain: bool = True  # no step of this call had an event (see plain_calls)
@@ -246,6 +269,7 @@ class Engine:
         self.tracer = make_tracer(self._global_trace, self._local_trace, self._indexes)
         _engines.add(self)
         self._counts: dict[tuple[Any, str, int], int] = {}  # executions of each statement
+        self._code_keys: dict[int, _CodeKey] = {}  # id(code) -> its key (which keeps it alive)
         # Functions of the program's that never touch torch stop being
         # stepped after their first calls (see plain_calls): ``explain`` asks
         # for it, where a long run of a micrograd-like program is stepped.
@@ -558,6 +582,7 @@ class Engine:
             function=code.co_name,
             filename=code.co_filename,
             code=code,
+            code_key=self._code_key(code),
             index=index,
             is_module=is_module,
             calls_at_start=self.observer.calls,
@@ -583,6 +608,12 @@ class Engine:
             # as code of the user's is (an in-place op, ...).
             state.observed = _observe_again(self.observer)
         return self._local_trace
+
+    def _code_key(self, code: CodeType) -> _CodeKey:
+        key = self._code_keys.get(id(code))
+        if key is None or key.code is not code:
+            key = self._code_keys[id(code)] = _CodeKey(code)
+        return key
 
     def _tag_function_node(self, frame: FrameType, origin: ag.Origin) -> None:
         """A custom autograd.Function's jvp, called by its apply once the
@@ -669,9 +700,9 @@ class Engine:
             return None
         if event == "line":
             stmt = state.index.statement(frame.f_lineno)
-            lasti = _landing(frame.f_code, frame.f_lasti)
+            lasti = _landing(state.code_key, frame.f_lasti)
             if state.stmt is not None and stmt.start == state.stmt.start and (
-                lasti > state.lasti or _looping_in_comprehension(frame.f_code, lasti, stmt)
+                lasti > state.lasti or _looping_in_comprehension(state.code_key, lasti, stmt)
             ):
                 state.lasti = lasti  # another line, or another round of a comprehension, of the same statement
                 return self._local_trace
@@ -759,7 +790,7 @@ class Engine:
         # Counted per code object, not per call: a function called in a loop is
         # a loop body too. Code objects compare equal across files (the same
         # line typed in two shell inputs): the file is part of the key.
-        key = (state.code, state.code.co_filename, stmt.start)
+        key = (state.code_key, state.code.co_filename, stmt.start)
         if state.leaving:  # leaving a with block: the with statement is not run again
             count = self._counts.get(key, 1)
         else:
@@ -846,7 +877,7 @@ class Engine:
         observer.paused = True
         quiet_reads = None
         try:
-            iteration = self._counts.get((state.code, state.code.co_filename, stmt.start), 1)
+            iteration = self._counts.get((state.code_key, state.code.co_filename, stmt.start), 1)
             output = self._take_output()
             # Kept until the step is made: if the tutor fails on this step, the
             # output goes with the next one (see _take_output), never lost.
@@ -928,7 +959,7 @@ class Engine:
             signatures = [_signature(e) for e in events]
             # (A step of the first iterations is shown whatever it says; what
             # it said counts as shown for the later ones.)
-            where = (state.code, stmt.start)
+            where = (state.code_key, stmt.start)
             hidden = likely_hidden and not output and self._seen_before(where, events, signatures)
             if hidden:
                 self._count_hidden(events, signatures)
@@ -997,7 +1028,7 @@ class Engine:
         """Is this hidden-looking step a repeat of a hidden run of its
         statement (see ``repeat_steps``)? True: it was counted as one. Else the
         fingerprint to keep should the step be hidden (None: not one to keep)."""
-        where = (state.code, line)
+        where = (state.code_key, line)
         runs = self._hidden_runs.get(state.key)
         if runs is not None and not runs.worth_looking(where):
             return None
@@ -1403,37 +1434,32 @@ def _suspended(frame: FrameType) -> bool:
 
 
 _BACKWARD_JUMPS = {dis.opmap[name] for name in ("JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT") if name in dis.opmap}
-_jump_targets: weakref.WeakKeyDictionary[CodeType, dict[int, int]] = weakref.WeakKeyDictionary()
-
-
-def _landing(code: CodeType, lasti: int) -> int:
+def _landing(key: _CodeKey, lasti: int) -> int:
     """Where a "line" event puts the frame. Python 3.13 reports the line event
     of a backward jump at the jump itself, earlier versions at its target:
     the target, in both cases, is where the frame goes on."""
+    code = key.code
     raw = code.co_code
     if not _BACKWARD_JUMPS or not 0 <= lasti < len(raw) or raw[lasti] not in _BACKWARD_JUMPS:
         return lasti
-    targets = _jump_targets.get(code)
+    targets = key.jumps
     if targets is None:
-        targets = _jump_targets[code] = {
+        targets = key.jumps = {
             ins.offset: ins.argval for ins in dis.get_instructions(code)
             if ins.opcode in _BACKWARD_JUMPS and isinstance(ins.argval, int)
         }
     return targets.get(lasti, lasti)
 
 
-_positions: weakref.WeakKeyDictionary[CodeType, list[tuple[int | None, int | None]]] = weakref.WeakKeyDictionary()
-
-
-def _looping_in_comprehension(code: CodeType, lasti: int, stmt: StatementInfo) -> bool:
+def _looping_in_comprehension(key: _CodeKey, lasti: int, stmt: StatementInfo) -> bool:
     """Did a jump back land inside one of the statement's own comprehensions
     (inlined into the frame from Python 3.12 on)? Then the statement is
     still running, not running again."""
     if not stmt.comprehensions or sys.version_info < (3, 12):
         return False
-    positions = _positions.get(code)
+    positions = key.positions
     if positions is None:
-        positions = _positions[code] = [(line, col) for line, _, col, _ in code.co_positions()]
+        positions = key.positions = [(line, col) for line, _, col, _ in key.code.co_positions()]
     index = lasti // 2
     if not 0 <= index < len(positions):
         return False
