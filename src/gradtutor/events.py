@@ -675,6 +675,8 @@ def _error_event(
 
 
 def _dedupe(events: list[Event]) -> list[Event]:
+    if len(events) < 2:
+        return events
     seen: set[Event] = set()
     out: list[Event] = []
     for e in events:
