@@ -79,11 +79,12 @@ def layout_vertical(scene: Scene) -> Picture:
     referenced = [p for group in groups for n in group for p in index.preds[n]]
     scene.set_suffixes(list(dict.fromkeys(referenced)))
     picture = Picture(VERTICAL)
+    leads = _Leads(scene)
     for g, group in enumerate(groups):
         if g:
             _emit(picture, LineBuilder())
         for node_id in group:
-            _emit_entry(picture, scene, node_id)
+            _emit_entry(picture, scene, node_id, leads)
     for s, d in index.edges:
         picture.edges[(s, d)] = BY_NAME
     for s, d in scene.folded_edges:
@@ -93,7 +94,29 @@ def layout_vertical(scene: Scene) -> Picture:
     return picture
 
 
-def _emit_entry(picture: Picture, scene: Scene, node_id: str) -> None:
+class _Leads:
+    """What one list's entries share: the ``◀`` that leads an entry's inputs
+    (after the entry, or on a line of its own), and each input's reference
+    with its width, measured once however many entries name it."""
+
+    __slots__ = ("after", "after_width", "below", "below_width", "refs")
+
+    def __init__(self, scene: Scene) -> None:
+        self.after = f"  {scene.charset.ref} "
+        self.after_width = text_width(self.after)
+        self.below = "   " + self.after.lstrip()
+        self.below_width = text_width(self.below)
+        self.refs: dict[str, tuple[str, int]] = {}
+
+    def ref(self, scene: Scene, node_id: str) -> tuple[str, int]:
+        found = self.refs.get(node_id)
+        if found is None:
+            text = scene.ref(node_id)
+            found = self.refs[node_id] = (text, text_width(text))
+        return found
+
+
+def _emit_entry(picture: Picture, scene: Scene, node_id: str, leads: _Leads) -> None:
     text = scene.text(node_id, scene.width)
     line = LineBuilder()
     line.add_node(text)
@@ -105,21 +128,25 @@ def _emit_entry(picture: Picture, scene: Scene, node_id: str) -> None:
     if not refs and not params:
         _emit(picture, line)
         return
-    pieces: list[tuple[str, str | None]] = [(scene.ref(p), REF_STYLE) for p in refs]
+    pieces: list[tuple[str, str | None]] = []
+    widths: list[int] = []
+    for p in refs:
+        ref, ref_width = leads.ref(scene, p)
+        pieces.append((ref, REF_STYLE))
+        widths.append(ref_width)
     for param in params or ():
         param_text = scene.param_text(param, scene.width)
         picture.markers |= param_text.markers
         first, *rest = param_text.segments
-        pieces.append((first.text + "".join(seg.text for seg in rest), first.style))
-    lead = f"  {scene.charset.ref} "
-    widths = [text_width(t) for t, _ in pieces]
-    lead_width = text_width(lead)
-    one_line = text.width + lead_width + sum(widths) + 2 * len(pieces) - 2
+        piece = first.text + "".join(seg.text for seg in rest)
+        pieces.append((piece, first.style))
+        widths.append(text_width(piece))
+    width_limit = scene.width
+    lead, lead_width = leads.after, leads.after_width
     used = text.width + lead_width
-    if one_line > scene.width:  # the inputs go on lines of their own under the entry
+    if used + sum(widths) + 2 * len(pieces) - 2 > width_limit:  # the inputs go on lines of their own under the entry
         _emit(picture, line)
-        lead = "   " + lead.lstrip()
-        lead_width = text_width(lead)
+        lead, lead_width = leads.below, leads.below_width
         line = LineBuilder()
         used = lead_width
     line.add(lead, REF_STYLE)
@@ -127,12 +154,12 @@ def _emit_entry(picture: Picture, scene: Scene, node_id: str) -> None:
     for i, (piece, style) in enumerate(pieces):
         sep = ", " if i < last else ""
         width = widths[i]
-        if width + len(sep) > scene.width - used:  # (cheap test first: most pieces fit)
-            limit = max(4, scene.width - lead_width - len(sep))
+        if width + len(sep) > width_limit - used:  # (cheap test first: most pieces fit)
+            limit = max(4, width_limit - lead_width - len(sep))
             if width > limit:
                 piece = cut_cells(piece, limit, scene.charset.ellipsis)
                 width = text_width(piece)
-            if i and used + width + len(sep) > scene.width:
+            if i and used + width + len(sep) > width_limit:
                 _emit(picture, line)
                 line = LineBuilder().add(" " * lead_width, REF_STYLE)
                 used = lead_width
