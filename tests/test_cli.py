@@ -306,6 +306,36 @@ def test_a_note_on_hidden_steps_comes_before_the_next_step_shown_in_any_function
     assert between("── line 12 ", "y = y * 3") == "z = f(i) (2 more repeated steps not shown: nothing new) ── line 6 in f(), run 2"
 
 
+def test_a_step_that_says_nothing_else_does_not_print_a_note_of_its_own(capsys, tmp_path):
+    # Line 8's call hid fc_layer's line 4, then the loop's line 9 was hidden:
+    # each note told one step, printed one under the other with nothing
+    # between them, as if two runs of hidden steps had been told twice.
+    text, _ = narrated(tmp_path, capsys, """
+        import torch.nn as nn
+
+        def fc_layer(n):
+            return nn.Linear(n, n)
+
+        class Net:
+            def __init__(self, num_layers=3):
+                layers = [fc_layer(2)]
+                for i in range(num_layers - 1):
+                    layers.append(fc_layer(2))
+                self.layers = layers
+
+        a = Net()
+        b = Net()
+    """)
+    lines = [line.strip() for line in text.splitlines()]
+    notes = [i for i, line in enumerate(lines) if line.startswith("(") and "not shown" in line]
+    assert notes and not any(b == a + 1 for a, b in zip(notes, notes[1:])), text
+    tail = text.split("── line 14 b = Net()")[1]
+    assert "(2 more repeated steps not shown: nothing new)\n── line 10 in __init__(), run 3" in tail.replace("   (", "(")
+    assert "(5 more repeated steps not shown: nothing new)\n── line 11 in __init__(), run 2" in tail.replace("   (", "(")
+    # Every hidden step is still counted once: 2 + 5 = the run's total.
+    assert "(in all, 7 repeated steps not shown" in text
+
+
 def test_hidden_steps_count_an_optimizer_step_and_a_buffer_update_apart(capsys, tmp_path):
     # Both are "model was changed in place": counted as one, the note said
     # "model's buffers were updated ... ×6" and nothing of the optimizer.

@@ -60,16 +60,21 @@ class StepPrinter:
         # note tells only the rest.
         self._told: tuple[int, dict[int, int]] = (0, {})
         self.last: int | None = None  # the step printed to last
+        # A note held back: a step that said nothing else would have printed
+        # it under its heading, right above the next step's note, as if they
+        # were two runs of hidden steps. The next note tells them with its own.
+        self._held: tuple[int, list[tuple[str, int]]] = (0, [])
 
     def begin(self, start: Any) -> None:
         """``start``: an ``engine.StepStart``."""
         if start.pending_output:
+            self._flush_held()
             self._output(start.pending_output)  # the statement further up printed it
         if not start.shown:
             return
         options = self.narrator.options
         header = step_header(start, ascii=options.ascii, language=options.language)
-        note = self._note(start.hidden, start.repeated, start.file)
+        note = self._render_note(self._note(start.hidden, start.repeated, start.file))
         self._show_all([note, header] if note is not None else [header])
         self.headed.add(start.index)
         self._told = (start.hidden, {id(e): n for e, n in start.repeated})
@@ -77,13 +82,24 @@ class StepPrinter:
 
     def finish(self, step: Step) -> None:
         narrator = self.narrator
-        shown: list[RenderableType] = []
-        note = self._note(step.extra.get("hidden", 0), step.extra.get("repeated", ()), step.file)
+        counted = self._note(step.extra.get("hidden", 0), step.extra.get("repeated", ()), step.file)
         self._told = (0, {})
+        body: list[RenderableType] = [_verbatim(step.output)] if step.output else []
+        body.extend(narrator.events(step))
+        body.extend(narrator.grad_changes(step))
+        body.extend(narrator.graph_if_changed(
+            step.snapshot, step_frame_key(step), event_names([step]), changed_names([step])
+        ))
+        headed = step.index in self.headed
+        self.headed.discard(step.index)
+        if headed and counted is not None and not body:
+            self._held = counted  # (told by the next note: see _held)
+            return
+        shown: list[RenderableType] = []
+        note = self._render_note(counted)
         if note is not None:
             shown.append(note)
-        if step.index in self.headed:
-            self.headed.discard(step.index)
+        if headed:
             if note is not None:
                 self.last = None  # what the step says next needs its heading again
             if self.last != step.index and (step.output or step.events or step.grad_changes):
@@ -92,27 +108,37 @@ class StepPrinter:
                 shown.append(step_header(step, ascii=narrator.options.ascii, where=where))
         else:
             shown.append(step_header(step, ascii=narrator.options.ascii, language=narrator.options.language))
-        if step.output:
-            shown.append(_verbatim(step.output))
-        shown.extend(narrator.events(step))
-        shown.extend(narrator.grad_changes(step))
-        shown.extend(narrator.graph_if_changed(
-            step.snapshot, step_frame_key(step), event_names([step]), changed_names([step])
-        ))
-        self._show_all(shown)
+        self._show_all(shown + body)
         self.last = step.index
 
-    def _note(self, hidden: int, repeated: Any, file: str) -> RenderableType | None:
-        """The note on the steps hidden since the last step finished
-        (``hidden``, ``repeated``: the engine's count) that no note printed
-        since told of; None when there are none."""
+    def _note(self, hidden: int, repeated: Any, file: str) -> tuple[int, list[tuple[str, int]]] | None:
+        """The steps hidden since the last step finished (``hidden``,
+        ``repeated``: the engine's count) that no note printed since told
+        of, with a note held back: their count, and (title, count) of what
+        they did again; None when there are none."""
         told, told_repeated = self._told
-        if hidden <= told:
+        held, self._held = self._held, (0, [])
+        count = max(hidden - told, 0) + held[0]
+        if not count:
             return None
-        rest = [(e, n - told_repeated.get(id(e), 0)) for e, n in repeated]
+        rest = [(e, n - told_repeated.get(id(e), 0)) for e, n in repeated] if hidden > told else []
+        titles = dict(held[1])
+        for title, n in self.narrator.repeated([(e, n) for e, n in rest if n > 0], file):
+            titles[title] = titles.get(title, 0) + n
+        return count, list(titles.items())
+
+    def _render_note(self, counted: tuple[int, list[tuple[str, int]]] | None) -> RenderableType | None:
+        if counted is None:
+            return None
         options = self.narrator.options
-        return hidden_note(hidden - told, self.narrator.repeated([(e, n) for e, n in rest if n > 0], file),
-                           options.ascii, options.language)
+        return hidden_note(counted[0], counted[1], options.ascii, options.language)
+
+    def _flush_held(self) -> None:
+        """Print a held note now: something else is printed next."""
+        if self._held[0]:
+            note = self._render_note(self._note(0, (), ""))
+            if note is not None:
+                self.show(note)
 
     def _show_all(self, renderables: list[RenderableType]) -> None:
         """One print for all (each print costs the console a setting up)."""
@@ -124,6 +150,7 @@ class StepPrinter:
     def late_output(self, text: str) -> None:
         """What the program printed after the last step was narrated (its
         tracing may have stopped): shown, never lost."""
+        self._flush_held()
         if text:
             self._output(text)
 
