@@ -91,3 +91,31 @@ def test_a_gradient_changed_while_no_name_held_its_tensor_is_not_told_at_the_nex
     """))
     assert changes(doc, 10) == [] and changes(doc, 15) == []
     assert ["param", None, [4.0]] in changes(doc, 7)  # (the bias's, which param names then)
+
+
+HOOKED = """
+import torch
+lin = torch.nn.Linear(3, 2)
+def report(module, grad_input, grad_output):
+    print("norm", round(grad_output[0].norm().item(), 3))
+lin.register_full_backward_hook(report)
+w = torch.ones(3, requires_grad=True)
+x = torch.ones(4, 3)
+for i in range(5):
+    loss = lin(x).sum() + (w ** 2).sum()
+    loss.backward()
+print(w.grad)
+"""
+
+
+def test_a_hook_a_backward_calls_does_not_tell_what_the_backward_filled(program):
+    # w's AccumulateGrad runs before lin's backward hook: the hook's print
+    # line was shown with "w.grad: None -> [2, 2, 2]", and the backward's
+    # line, which filled it, said nothing of w.grad.
+    doc = explain_json(program(HOOKED))
+    assert changes(doc, 4) == []
+    assert changes(doc, 10)[:2] == [["w", None, [2.0, 2.0, 2.0]], ["w", [2.0, 2.0, 2.0], [4.0, 4.0, 4.0]]]
+    # Past the shown iterations the hook's steps are hidden: the backward's
+    # line still tells the change from the value before it (8 -> 10 at the
+    # 5th backward is not shown; the 3rd, shown, went 4 -> 6).
+    assert changes(doc, 10)[2] == ["w", [4.0, 4.0, 4.0], [6.0, 6.0, 6.0]]

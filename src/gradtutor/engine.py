@@ -924,7 +924,7 @@ class Engine:
                 repeat = self._repeat(state, stmt.start, tracker, scope, namespace, records)
                 if repeat is True:
                     state.plain = False
-                    self._grads.hidden(records)
+                    self._grads_hidden(records)
                     self._remember_types(state, own)
                     self._globals_after(state, frame)
                     return
@@ -964,7 +964,7 @@ class Engine:
             if hidden:
                 self._count_hidden(events, signatures)
                 if records:
-                    self._grads.hidden(records)
+                    self._grads_hidden(records)
                 if isinstance(repeat, tuple):
                     runs = self._hidden_runs.setdefault(state.key, repeat_steps.FrameRuns())
                     runs.keep(where, repeat, repeat_steps.remember(repeat, events, signatures))
@@ -1119,7 +1119,17 @@ class Engine:
         """The .grad values this step changed, of the tensors it can name.
         Followed per tensor, not per name: a name bound to another tensor
         (for p in model.parameters()) is not a change of its gradient."""
+        if self.observer.backwards_running:
+            # A step of a hook a backward calls: what the backward filled so
+            # far is told when the backward ends, as what its line did.
+            return ()
         return tuple(self._grads.shown(scan_names(namespace).tensors, dict(snapshot.grads), records))
+
+    def _grads_hidden(self, records: list[Any]) -> None:
+        """A hidden step's gradients (see ``GradsSeen.hidden``); not within a
+        backward, whose line tells what it changed (see ``_grad_changes``)."""
+        if not self.observer.backwards_running:
+            self._grads.hidden(records)
 
     def _hand_to_caller(self, records: list[Any], returning: Any, state: _Frame) -> None:
         """A function returned a tensor it made without a graph (under

@@ -342,6 +342,10 @@ class CallObserver(TorchFunctionMode):
         # Custom Function backwards running (see Engine._start_frame): autograd
         # records nothing there by design, which is not the user's no_grad.
         self.in_backward = 0
+        # The user's backwards (and autograd.grad calls) running: a step of a
+        # hook they call sees the gradients they filled so far, which are
+        # the backward's to tell, once it ends (see Engine._grad_changes).
+        self.backwards_running = 0
         self.inplace_history: list[InplaceRecord] = []
         self.error_details: dict[int, dict[str, Any]] = {}
         self.paused = False
@@ -630,9 +634,11 @@ class CallObserver(TorchFunctionMode):
                 if g is not None and id(g) in zeroed:
                     g = None
                 before.append((weakref.ref(leaf), g, None if g is None else g._version))
+        self.backwards_running += 1
         try:
             out = self._run(func, args, kwargs)
         except BaseException as exc:
+            self.backwards_running -= 1
             if isinstance(exc, RuntimeError):
                 self._explain_backward_error(exc, grad_fns, bound)
                 self.error_details.setdefault(id(exc), {})["during"] = api
@@ -643,6 +649,7 @@ class CallObserver(TorchFunctionMode):
             if failed.first_grads or failed.accumulated:
                 self.add_record(failed)
             raise
+        self.backwards_running -= 1
         record = BackwardRecord(
             line, api, retain, create, roots=[weakref.ref(t) for t in roots], library=self._library_call()[0]
         )
