@@ -87,7 +87,7 @@ class TextOptions:
     marks: Mapping[str, str] = field(default_factory=lambda: marks("en"))  # the language's markers
 
 
-def describe_node(node: Node, options: TextOptions, suffix: str = "") -> NodeText:
+def describe_node(node: Node, options: TextOptions, suffix: str = "", ref: str | None = None) -> NodeText:
     """The node's words. Cases:
 
     - an op or statement: ``label = name`` (``label`` alone when unnamed);
@@ -95,7 +95,8 @@ def describe_node(node: Node, options: TextOptions, suffix: str = "") -> NodeTex
     - lost its name: ``... = x (old)``, or ``(dropped)`` when unreachable now;
     - then the markers in brackets, none for a dropped node (it is leaving).
 
-    ``suffix`` (``" #3"``) tells apart nodes whose words are the same.
+    ``suffix`` (``" #3"``) tells apart nodes whose words are the same;
+    ``ref``: its ``ref_name`` with the suffix, when the caller has it.
     """
     cs = options.charset
     expr, name_part = _label_parts(node, cs, options.marks)
@@ -110,7 +111,7 @@ def describe_node(node: Node, options: TextOptions, suffix: str = "") -> NodeTex
     text = NodeText(
         node.id,
         (Segment(expr + name_part + suffix, base_style), *brackets),
-        ref_name(node, cs, options.marks) + suffix,
+        ref_name(node, cs, options.marks) + suffix if ref is None else ref,
         expr_width,
         markers,
         expr_width + rest,

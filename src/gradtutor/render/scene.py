@@ -46,6 +46,7 @@ class Scene:
     input_orders: dict[str, list[str]] = field(default_factory=dict)  # the vertical list's, per node
     _options: dict[int, TextOptions] = field(default_factory=dict)  # per width limit
     _refs: dict[str, str] = field(default_factory=dict)  # node id -> ref() (suffixes included)
+    _base_refs: dict[str, str] = field(default_factory=dict)  # node id -> ref_name(), once set_suffixes made them
 
     def say(self, key: str, **fields: object) -> str:
         """The legend's or a note's words in the drawing's language."""
@@ -57,7 +58,9 @@ class Scene:
         key = (node_id, limit)
         found = self._texts.get(key)
         if found is None:
-            found = describe_node(self.all_nodes[node_id], self._options_for(limit), self.suffixes.get(node_id, ""))
+            found = describe_node(
+                self.all_nodes[node_id], self._options_for(limit), self.suffixes.get(node_id, ""), self.ref(node_id)
+            )
             self._texts[key] = found
         return found
 
@@ -83,9 +86,10 @@ class Scene:
         """How a reference names the node (its ``ref_name`` without building its words)."""
         found = self._refs.get(node_id)
         if found is None:
-            found = self._refs[node_id] = (
-                ref_name(self.all_nodes[node_id], self.charset, marks(self.language)) + self.suffixes.get(node_id, "")
-            )
+            base = self._base_refs.get(node_id)
+            if base is None:
+                base = ref_name(self.all_nodes[node_id], self.charset, marks(self.language))
+            found = self._refs[node_id] = base + self.suffixes.get(node_id, "")
         return found
 
     def set_suffixes(self, ids: list[str]) -> None:
@@ -93,7 +97,7 @@ class Scene:
         if not ids:
             return
         words = marks(self.language)
-        base = {node_id: ref_name(n, self.charset, words) for node_id, n in self.all_nodes.items()}
+        base = self._base_refs = {node_id: ref_name(n, self.charset, words) for node_id, n in self.all_nodes.items()}
         count = Counter(base.values())
         seen: Counter[str] = Counter()
         changed = set()

@@ -144,7 +144,12 @@ def _emit_entry(picture: Picture, scene: Scene, node_id: str, leads: _Leads) -> 
     width_limit = scene.width
     lead, lead_width = leads.after, leads.after_width
     used = text.width + lead_width
-    if used + sum(widths) + 2 * len(pieces) - 2 > width_limit:  # the inputs go on lines of their own under the entry
+    one_line = used + sum(widths) + 2 * len(pieces) - 2 <= width_limit
+    if one_line and not params:  # (most entries: their inputs' names after the ◀, in one style)
+        line.add(lead + ", ".join([piece for piece, _ in pieces]), REF_STYLE)
+        _emit(picture, line)
+        return
+    if not one_line:  # the inputs go on lines of their own under the entry
         _emit(picture, line)
         lead, lead_width = leads.below, leads.below_width
         line = LineBuilder()
