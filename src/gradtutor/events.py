@@ -145,7 +145,9 @@ def detect_events(
     ``namespace`` is every name the step can see (to name tensors in events);
     ``scope`` the names it owns (a function's locals), whose binding and
     rebinding are reported. By default the two are the same."""
-    ids = _names_by_id(namespace)
+    # (what records and an error are told by: a step with neither, most
+    # steps of a loop, does not look)
+    ids = _names_by_id(namespace) if records or exception is not None else {}
     events: list[Event] = []
 
     def name_of(ref: weakref.ref[torch.Tensor] | None) -> str | None:

@@ -70,6 +70,8 @@ def module_parts(module: torch.nn.Module) -> tuple[list[tuple[str, torch.Tensor]
 
 # Types of value a scan passes over at once (exact types: a subclass is
 # looked at as any other value is).
+_NO_GRAPH = Graph()  # a lite snapshot's (frozen: one for all)
+
 _NEVER_TRACKED = frozenset({
     int, float, bool, str, bytes, type(None), type(len), type(lambda: 0), type(sys), type, dict, set, frozenset, range,
 })
@@ -431,7 +433,7 @@ class Snapshotter:
         # What events ask of the graph, ``Reach`` answers without building it.
         reach = ag.Reach({tag.node_id: tag for tag in roots})
         if lite:  # what events ask: each name's node, and the graph's reach
-            return Snapshot(origin.exec_id, origin.line, Graph(), Graph(), reach=reach, named_nodes=named_nodes)
+            return Snapshot(origin.exec_id, origin.line, _NO_GRAPH, _NO_GRAPH, reach=reach, named_nodes=named_nodes)
         if self.registry.inplace_epoch != self._checked_epoch:
             # Tensors were changed in place since the last look: a node that
             # saved one is drawn "[modified]" before a backward fails there.
