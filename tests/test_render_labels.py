@@ -66,3 +66,19 @@ def test_a_reference_to_a_statement_that_made_several_named_tensors_names_them_a
 
     aliases = Node("t3", LEAF, "primal", names=("foo", "primal"))  # one tensor, two names
     assert ref_name(aliases, UNICODE_CHARSET) == "foo"
+
+
+def test_a_reference_to_a_statement_whose_tensors_lost_their_names_names_them_all():
+    # time_sequence_prediction's next iteration: "self.linear(h_t2) = output
+    # ◀ seq, c_t2 (old)", the first of the cell's old names, as if the line
+    # had read c_t2; and "c + 1 = c ◀ h" when h kept its name and c did not.
+    from gradtutor.model import STATEMENT, Node
+    from gradtutor.render.charset import UNICODE_CHARSET
+    from gradtutor.render.node_text import ref_name
+
+    both_old = Node("s7", STATEMENT, "self.lstm2(h_t, (h_t2, c_t2))", former_names=("c_t2", "h_t2"))
+    mixed = Node("s4", STATEMENT, "cell(x)", names=("h",), former_names=("c",))
+    lone = Node("s5", STATEMENT, "h * 2", former_names=("y",))
+    assert ref_name(both_old, UNICODE_CHARSET) == "(c_t2 (old), h_t2 (old))"
+    assert ref_name(mixed, UNICODE_CHARSET) == "(h, c (old))"
+    assert ref_name(lone, UNICODE_CHARSET) == "y (old)"

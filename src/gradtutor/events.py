@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import weakref
 from dataclasses import replace
-from typing import Any, Mapping, NamedTuple
+from typing import Any, Callable, Collection, Mapping, NamedTuple
 
 import torch
 
@@ -530,7 +530,7 @@ def _name_events(
     node_of = snapshot.nodes_by_name()
     named = {n for n in node_of.values() if n is not None}
     reach = snapshot.reach
-    params: dict[int, tuple[str, str]] | None = None
+    params_of = _params_once(visible if visible is not None else namespace)
     current: dict[str, _Bound] = {}
     previous_run = tracker.after_statement.get(line, {})
     for name, value in scan_names(namespace).tensors:
@@ -543,30 +543,13 @@ def _name_events(
         old_value = old.ref()
         current[name] = old if old_value is value and old.node == node else _Bound(weakref.ref(value), node)
         if old_value is not value:
-            # Still in the graph: an input of a tensor a name holds, and not
-            # itself named (it is drawn under that name then).
-            old_in_graph = old.node is not None and old.node not in named and reach.in_graph(old.node)
-            if old_in_graph and old_value is not None:
-                if params is None:
-                    params = _param_paths(visible if visible is not None else namespace)
-                # A module's parameter is drawn as the module ("model", or "model (old)").
-                key = id(old_value)
-                old_in_graph = key not in params and not (
-                    key in tracker.old_module_params and tracker.old_module_params[key]() is old_value
-                )
+            old_in_graph = old_still_in_graph(old, named, reach, tracker, params_of)
             events.append(
                 Event.make("name-rebound", line, name=name, old_in_graph=old_in_graph, old_node=old.node, node=node)
             )
         if node is None or node == old.node:
             continue
-        # Growth: the graph this statement gives the name now contains the one
-        # it gave it on the previous iteration. (A name built up over several
-        # statements of one iteration, x = conv(x); x = relu(x), is not growth.)
-        # Walked only until the previous value is met; the size is counted on
-        # the whole graph, now if the snapshot has it, else once the step is
-        # shown (``with_growth_sizes``).
-        before = previous_run.get(name)
-        if iteration > 1 and before is not None and before != node and reach.grew_from(node, before):
+        if grew(name, node, iteration, previous_run, reach):
             if snapshot.ops.nodes:
                 events.append(Event.make("graph-growth", line, name=name, nodes=_graph_size(snapshot.ops, node)))
             else:
@@ -580,6 +563,49 @@ def _name_events(
     tracker.bound = current
     tracker.seen = True
     return events
+
+
+def old_still_in_graph(
+    old: _Bound, named: Collection[str], reach: Any, tracker: NameTracker,
+    params_of: Callable[[], Mapping[int, tuple[str, str]]],
+) -> bool:
+    """Is what a name held before it was bound anew (``old``) still in the
+    graph: an input of a tensor a name holds, and not itself named (it is
+    drawn under that name then), nor a module's parameter (drawn as the
+    module, "model" or "model (old)")? ``named``: the nodes names hold;
+    ``params_of()``: the named modules' parameters, by id (asked only then)."""
+    if old.node is None or old.node in named or not reach.in_graph(old.node):
+        return False
+    old_value = old.ref()
+    if old_value is None:
+        return True
+    key = id(old_value)
+    return key not in params_of() and not (
+        key in tracker.old_module_params and tracker.old_module_params[key]() is old_value
+    )
+
+
+def _params_once(namespace: Mapping[str, Any]) -> Callable[[], Mapping[int, tuple[str, str]]]:
+    """``_param_paths(namespace)``, found when first asked."""
+    found: list[Mapping[int, tuple[str, str]]] = []
+
+    def params_of() -> Mapping[int, tuple[str, str]]:
+        if not found:
+            found.append(_param_paths(namespace))
+        return found[0]
+
+    return params_of
+
+
+def grew(name: str, node: str, iteration: int, previous_run: Mapping[str, str], reach: Any) -> bool:
+    """Growth: the graph this statement gives ``name`` now (``node``, another
+    than it held) contains the one it gave it on the previous iteration. (A
+    name built up over several statements of one iteration, x = conv(x); x
+    = relu(x), is not growth.) Walked only until the previous value is met;
+    the size is counted on the whole graph, now if the snapshot has it,
+    else once the step is shown (``with_growth_sizes``)."""
+    before = previous_run.get(name)
+    return iteration > 1 and before is not None and before != node and reach.grew_from(node, before)
 
 
 def _module_events(

@@ -166,12 +166,18 @@ def _label_parts(node: Node, cs: Charset, words: Mapping[str, str]) -> tuple[str
 
 def ref_name(node: Node, cs: Charset, words: Mapping[str, str] | None = None) -> str:
     """The short name a reference uses: the name, ``(h, c)`` for a statement
-    that made several named tensors (which of them was read is not known
-    at this level: not one picked by its spelling), ``x (old)``, else the
+    that made several named tensors, ``(h, c (old))`` when some lost their
+    names (which of them was read is not known at this level: not one
+    picked by its spelling), ``x (old)``, else the
     label (``inside`` it for what a line made on the way to its value)."""
+    if node.kind == STATEMENT and len(node.names) + len(node.former_names) > 1:
+        # (h, c (old)): one of them, picked, could be the one not read.
+        words = words or marks("en")
+        lost = words["dropped"] if node.dropped else words["old"]
+        return "(" + ", ".join([*node.names, *(name + lost for name in node.former_names)]) + ")"
     if node.names:
         # (A tensor's several names are one thing: its first name is enough.)
-        return node.names[0] if len(node.names) == 1 or node.kind != STATEMENT else "(" + ", ".join(node.names) + ")"
+        return node.names[0]
     if node.former_names:
         words = words or marks("en")
         return node.former_names[0] + (words["dropped"] if node.dropped else words["old"])
