@@ -336,6 +336,33 @@ def test_a_step_that_says_nothing_else_does_not_print_a_note_of_its_own(capsys, 
     assert "(in all, 7 repeated steps not shown" in text
 
 
+def test_a_picture_after_a_call_has_its_own_heading_and_no_graph_dropped_by_hidden_steps(capsys, tmp_path):
+    # The picture of line 13, drawn when peek() returned, came under "line 7
+    # in peek() return 0" (a picture alone got no "(continued)" heading), and
+    # it drew the out of iteration 3 "(dropped)": nothing used it since line 9
+    # of iteration 4, a hidden step, not since line 13.
+    text, _ = narrated(tmp_path, capsys, """
+        import torch, weakref
+        w = torch.ones(3, requires_grad=True)
+        refs = []
+        def peek(o):
+            print('alive on entry:', sum(r() is not None for r in refs))
+            top = o.topk(1)
+            return 0
+        for i in range(1, 9):
+            out = (w * i).exp()
+            refs.append(weakref.ref(out))
+            out.sum().backward()
+            if i % 4 == 0:
+                peek(out)
+    """, "--width", "200")
+    after_return = text.split("── line 7 in peek() return 0")[1].split("── ")[0]
+    assert "w [grad]" not in after_return, text
+    assert "(dropped)" not in text.split("── line 13 peek(out)")[1], text
+    # Dropped by a step shown, it is still drawn so, once.
+    assert "(w * i).exp() = out (dropped)" in text.split("── line 9, run 2 ")[1].split("── ")[0]
+
+
 def test_hidden_steps_count_an_optimizer_step_and_a_buffer_update_apart(capsys, tmp_path):
     # Both are "model was changed in place": counted as one, the note said
     # "model's buffers were updated ... ×6" and nothing of the optimizer.

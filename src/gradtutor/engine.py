@@ -894,6 +894,7 @@ class Engine:
                 # (It may have bound a global to another tensor.)
                 self._unshown.hidden += 1
                 self._hidden_total += 1
+                self.snapshotter.hidden_step(state.key)
                 self._globals_after(state, frame)
                 return
             self._scope_types.pop(state.key, None)
@@ -924,6 +925,7 @@ class Engine:
                 repeat = self._repeat(state, stmt.start, tracker, scope, namespace, records)
                 if repeat is True:
                     state.plain = False
+                    self.snapshotter.hidden_step(state.key)
                     self._grads_hidden(records)
                     self._remember_types(state, own)
                     self._globals_after(state, frame)
@@ -963,6 +965,7 @@ class Engine:
             hidden = likely_hidden and not output and self._seen_before(where, events, signatures)
             if hidden:
                 self._count_hidden(events, signatures)
+                self.snapshotter.hidden_step(state.key)
                 if records:
                     self._grads_hidden(records)
                 if isinstance(repeat, tuple):

@@ -322,6 +322,14 @@ class Snapshotter:
         self._statement_cache: dict[str, tuple[tuple[tuple[Node, ...], Any], Node]] = {}
         # Per frame: the tags of the last snapshot's op graph, by node id.
         self._tags: dict[Any, dict[str, ag.NodeTag | ag.LeafTag]] = {}
+        # Frames that ran steps not shown since their last snapshot: what left
+        # the graph meanwhile left it in one of those, not in the next step
+        # shown, which does not draw it "(dropped)" (see ``hidden_step``).
+        self._unseen: set[Any] = set()
+
+    def hidden_step(self, frame_key: Any) -> None:
+        """A step of the frame ran and was not shown."""
+        self._unseen.add(frame_key)
 
     def bind_arguments(self, frame_key: Any, arguments: list[tuple[str, torch.Tensor, int]]) -> None:
         """A new frame's tensor arguments (name, tensor, tag serial), bound
@@ -330,6 +338,7 @@ class Snapshotter:
 
     def forget_frame(self, frame_key: Any) -> None:
         self._previous.pop(frame_key, None)
+        self._unseen.discard(frame_key)
         self._tags.pop(frame_key, None)
         self._bound.pop(frame_key, None)
         self._former.pop(frame_key, None)
@@ -477,6 +486,9 @@ class Snapshotter:
             )
 
         previous = self._previous.get(frame_key) if remember else None
+        if remember and frame_key in self._unseen:
+            self._unseen.discard(frame_key)
+            previous = None  # (what left during hidden steps is not this step's to show)
         if previous is not None:
             alive = self._out_of_view(previous, ops, frame_key)
             shown = self._dropped_shown

@@ -102,7 +102,7 @@ class StepPrinter:
         if headed:
             if note is not None:
                 self.last = None  # what the step says next needs its heading again
-            if self.last != step.index and (step.output or step.events or step.grad_changes):
+            if self.last != step.index and body:
                 language = narrator.options.language
                 where = step_where(step, language) + say(language, "continued")
                 shown.append(step_header(step, ascii=narrator.options.ascii, where=where))
