@@ -363,6 +363,21 @@ def test_a_picture_after_a_call_has_its_own_heading_and_no_graph_dropped_by_hidd
     assert "(w * i).exp() = out (dropped)" in text.split("── line 9, run 2 ")[1].split("── ")[0]
 
 
+def test_a_statement_node_names_its_tensors_in_the_order_the_line_assigns_them(capsys, tmp_path):
+    # "self.lstm1(input_t, (h_t, c_t)) = c_t, h_t": the order torch made the
+    # nodes in (c before h = o * tanh(c)), not the line's.
+    text, _ = narrated(tmp_path, capsys, """
+        import torch
+        cell = torch.nn.LSTMCell(1, 2)
+        x = torch.randn(3, 1)
+        h_t, c_t = cell(x)
+        y = h_t * 2
+        h_t, c_t = cell(x, (h_t, c_t))
+    """, "--width", "200")
+    assert "cell(x) = h_t, c_t" in text and "= c_t, h_t" not in text
+    assert "h_t (old), c_t (old)" in text
+
+
 def test_hidden_steps_count_an_optimizer_step_and_a_buffer_update_apart(capsys, tmp_path):
     # Both are "model was changed in place": counted as one, the note said
     # "model's buffers were updated ... ×6" and nothing of the optimizer.

@@ -47,6 +47,7 @@ class Origin:
 
     __slots__ = (
         "exec_id", "line", "source", "_label", "function", "filename", "const_reads", "step_id", "parts", "value",
+        "targets",
     )
 
     def __init__(
@@ -65,6 +66,8 @@ class Origin:
         # What the statement's nodes are labelled with: a string, or a
         # statement (``source_index.StatementInfo``) that makes it when asked.
         self._label = label
+        # The names the statement assigns, in its order (``h_t, c_t = ...``).
+        self.targets: tuple[str, ...] = getattr(label, "targets", ())
         self.function = function
         self.const_reads: tuple[LeafTag, ...] = ()
         # The step (line execution) it belongs to: itself, or for one of the

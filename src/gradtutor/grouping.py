@@ -317,6 +317,13 @@ def _statement_node(
         # "x (old)" beside the names the others still have.
         if not m.names:
             former.extend(n for n in m.former_names if n not in former and n not in names)
+    targets = info.targets if info is not None else ()
+    if len(names) + len(former) > 1 and targets:
+        # In the order the line assigns them (h_t, c_t = ...), not the order
+        # their nodes were made in.
+        place = {name: i for i, name in enumerate(targets)}
+        names.sort(key=lambda name: place.get(name, len(place)))
+        former.sort(key=lambda name: place.get(name, len(place)))
     saved = next(
         (state for state in _SAVED_PRIORITY if any(m.saved == state for m in members)), SAVED_NONE
     )
