@@ -1217,6 +1217,22 @@ def test_a_change_through_a_state_dict_value_is_the_modules(program):
                     (8, "ema", "", "zero_", 1, None), (10, "ema", "", "add_", 1, "d")]
 
 
+@pytest.mark.parametrize("swap", ["d = c.data", "d = c[0:1]", "d = c.detach()"])
+def test_a_tensor_given_other_memory_is_not_told_changed_through_what_shared_its_old_memory(program, swap):
+    # d = c.data; c.data = ...; d += 1 was told as "c was changed through
+    # .data", though c no longer had that memory.
+    doc = run(program, f"""
+        import torch
+        c = torch.zeros(3)
+        {swap}
+        c.data = torch.ones(3)
+        d += 1
+        print(c.tolist())
+    """)
+    said = [(e["line"], e["name"], e.get("through")) for e in events(doc, "inplace")]
+    assert said[1:] == [(5, "d", None)]
+
+
 def test_buffers_are_told_as_updated_by_running_the_module_only_when_it_ran(program):
     # "Line 4 ran bn, which updated 3 of its buffers" was said of
     # load_state_dict() too, which copies into them without running bn.
