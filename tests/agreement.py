@@ -81,6 +81,8 @@ def check_run(steps: Iterable[Step]) -> list[str]:
         for event in (*step.events, *(e for e, _ in step.extra.get("repeated", ()))):
             if tells_a_change(event):
                 told.setdefault(None if event.get("parameters") else frame, set()).add(event["name"])
+                if event.get("through"):  # (c changed through d: d is the program's name, changed too)
+                    told.setdefault(frame, set()).add(event["through"])
         drawn = narrator.drawing_if_changed(step.snapshot, frame, event_names([step]), changed_names([step]))
         if drawn is not None:
             problems.extend(_told_changed_but_unchanged(step, drawn, told.get(frame, set()) | told.get(None, set())))

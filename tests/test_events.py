@@ -1217,6 +1217,99 @@ def test_a_change_through_a_state_dict_value_is_the_modules(program):
                     (8, "ema", "", "zero_", 1, None), (10, "ema", "", "add_", 1, "d")]
 
 
+@pytest.mark.parametrize("share, changed", [
+    ("c.detach()", 6), ("c.view(-1)", 6), ("c.t()", 6), ("c[0]", 3), ("c[:, 1:]", 4), ("c.detach()[0]", 3),
+])
+@pytest.mark.parametrize("graph", [False, True])
+def test_a_change_through_a_tensor_that_shares_a_named_tensors_memory_is_told_as_its(program, share, changed, graph):
+    # inplace_ops_learner: d = c.detach(); d += 1 was told only as "d was
+    # changed in place", though c changed with it (c._version too), and the
+    # next picture called c "unchanged since the last picture".
+    doc = run(program, f"""
+        import torch
+        x = torch.zeros(2, 3, requires_grad={graph})
+        c = x * 1
+        d = {share}
+        d += 1
+        print(c._version, int(c.sum()))
+    """)
+    said = [(e["line"], e["name"], e.get("through"), e["op"], e.get("version")) for e in events(doc, "inplace")]
+    assert said == [(5, "c", "d", "add_", 1)]
+    assert step_at(doc, 6)["output"] == f"1 {changed}\n"  # (torch agrees: c changed, and its version with it)
+
+
+@pytest.mark.parametrize("language, title, unchanged", [
+    ("en", "• c was changed in place through d (add_)", "unchanged since the last picture: c"),
+    ("zh", "• c 通过 d 被原地修改了（add_）", "自上一张图以来没有改变的：c"),
+])
+def test_the_next_picture_does_not_call_unchanged_what_changed_through_a_detached_tensor(
+    program, capsys, language, title, unchanged,
+):
+    from agreement import check_run
+    from gradtutor.cli import main
+    from gradtutor.explain import read_program, run_script
+
+    path = str(program("""
+        import torch
+        c = torch.randn(2, 3, requires_grad=True)
+        d = c.detach()
+        d += 1
+        t = torch.ones(3, requires_grad=True)
+    """))
+    assert main(["--lang", language, "--plain", "--width", "100", "explain", path]) == 0
+    out = capsys.readouterr().out
+    assert "   " + title in out.splitlines()
+    assert "\n   c [" in out.split("t = torch.ones")[1] and unchanged not in out
+    source, code = read_program(path)
+    steps: list = []
+    run_script(path, source, code, [], capture_output=True, on_step=steps.append)
+    assert check_run(steps) == []
+
+
+@pytest.mark.parametrize("share, changed", [("c.data", 6), ("c.data[0]", 3)])
+def test_a_change_through_a_named_tensors_data_is_told_as_its_through_the_name(program, share, changed):
+    # (.data shares c's memory, not its version counter: c._version stays 0)
+    doc = run(program, f"""
+        import torch
+        c = torch.zeros(2, 3, requires_grad=True)
+        d = {share}
+        d += 1
+        print(c._version, int(c.sum()))
+    """)
+    said = [(e["line"], e["name"], e.get("how"), e.get("through"), e["op"]) for e in events(doc, "inplace")]
+    assert said == [(4, "c", "data", "d", "add_")]
+    assert step_at(doc, 5)["output"] == f"0 {changed}\n"
+
+
+@pytest.mark.parametrize("copy", ["c.clone()", "c + 0", "c.detach().clone()", "c[[0]]"])
+def test_a_change_of_a_copy_is_not_told_as_the_originals(program, copy):
+    doc = run(program, f"""
+        import torch
+        c = torch.zeros(2, 3)
+        d = {copy}
+        d += 1
+        print(c._version)
+    """)
+    said = [(e["line"], e["name"], e.get("through")) for e in events(doc, "inplace")]
+    assert said == [(4, "d", None)]
+
+
+@pytest.mark.parametrize("swap", ["d = c.data", "d = c[0:1]", "d = c.detach()"])
+def test_a_tensor_given_other_memory_is_not_told_changed_through_what_shared_its_old_memory(program, swap):
+    # d = c.data; c.data = ...; d += 1 was told as "c was changed through
+    # .data", though c no longer had that memory.
+    doc = run(program, f"""
+        import torch
+        c = torch.zeros(3)
+        {swap}
+        c.data = torch.ones(3)
+        d += 1
+        print(c.tolist())
+    """)
+    said = [(e["line"], e["name"], e.get("through")) for e in events(doc, "inplace")]
+    assert said[1:] == [(5, "d", None)]
+
+
 def test_buffers_are_told_as_updated_by_running_the_module_only_when_it_ran(program):
     # "Line 4 ran bn, which updated 3 of its buffers" was said of
     # load_state_dict() too, which copies into them without running bn.

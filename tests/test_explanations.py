@@ -45,7 +45,9 @@ SAMPLES = [
     Event.make("inplace", 9, name="ema", op="lerp_", how="", parameters=1, through="ema_v"),
     Event.make("inplace", 9, name="ema", op="copy_", how="buffers-other", parameters=1, through="ema_v"),
     Event.make("inplace", 9, name="ema", op="zero_", how="buffers-other", parameters=2),
+    Event.make("inplace", 9, name="c", op="add_", version=1, through="d"),
     Event.make("inplace", 9, name="w", op="add_", how="data"),
+    Event.make("inplace", 9, name="c", op="add_", how="data", through="d"),
     Event.make("inplace", 9, name="model", op="add_", how="data", parameters=4),
     *(Event.make("grad-reset", 9, name="w", how=how, op="zero_") for how in ("zeroed", "none", "set", "changed")),
     *(Event.make("grad-reset", 9, name="model", how=how, op="mul_", parameters=4)

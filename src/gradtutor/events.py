@@ -420,7 +420,13 @@ def _tensor_change(
         elif name is None:
             return None
         else:
-            return ("inplace", name, "data", rec.op), False, Event.make("inplace", line, name=name, op=rec.op, how="data", **via)
+            # d = c.data; d += 1: told as c's change, through d
+            through = name_of(rec.ref)
+            named = {"through": through} if through is not None and through != name else {}
+            return (
+                ("inplace", name, "data" + (f" through {through}" if named else ""), rec.op), False,
+                Event.make("inplace", line, name=name, op=rec.op, how="data", **named, **via),
+            )
     else:
         name = None if of_module else name_of(rec.ref)
         # (a module's buffer may itself be what detach() gave: it is the module's)
@@ -439,8 +445,17 @@ def _tensor_change(
                 # memory with, which no name holds: told as the module's, as
                 # a change made to it directly is.
                 target, through, name = base, name, None
+            elif base_name is not None and base_name != name:
+                # d += 1, d a view of c or what c.detach() gave: they share
+                # memory and version counter, so c changed too: told as c's
+                # change, through d, as a module's through ema_v is.
+                through, name = name, base_name
         if name is not None:
-            return ("inplace", name, "", rec.op), False, Event.make("inplace", line, name=name, op=rec.op, version=rec.version, **via)
+            named = {"through": through} if through else {}
+            return (
+                ("inplace", name, f"through {through}" if through else "", rec.op), False,
+                Event.make("inplace", line, name=name, op=rec.op, version=rec.version, **named, **via),
+            )
     if target is None:
         return None
     owner = grad_owners.get(id(target))

@@ -48,6 +48,7 @@ EXPLANATION_KEYS: tuple[str, ...] = (
     "requires-grad/off",
     "requires-grad/parameters-on",
     "requires-grad/parameters-off",
+    "inplace/through",
     "inplace/parameters",
     "inplace/parameters-other",
     "inplace/buffers",
@@ -104,6 +105,8 @@ def explanation_key(event: Event) -> str:
         return f"inplace/{event.get('how')}"
     if event.kind == "inplace" and event.get("parameters"):
         return "inplace/parameters" if event.get("how") == "optimizer" else "inplace/parameters-other"
+    if event.kind == "inplace" and event.get("through"):
+        return "inplace/through"
     if event.kind == "requires-grad":
         return f"requires-grad/{'parameters-' if event.get('parameters') else ''}{'on' if event.get('on') else 'off'}"
     if event.kind == "grad-reset":
@@ -118,7 +121,7 @@ Locate = Callable[[str, int], str]
 # The fields that name tensors or modules of the program (``result``: several,
 # joined by ", "): a global a local hides, ``global x``, is said in the
 # book's language (``shown_name``).
-_NAME_FIELDS = ("name", "root", "source", "result")
+_NAME_FIELDS = ("name", "root", "source", "result", "through")
 
 _LINE_WORDS = {"en": "line {line}", "zh": "第 {line} 行"}
 

@@ -54,7 +54,7 @@ EVENT_FIELDS: Mapping[str, tuple[str, ...]] = {
     "grad-before-error": ("name", "parameters", "added"),
     "detached": ("name", "how", "source"),
     "retain-grad": ("name",),
-    "inplace": ("name", "op", "version", "parameters", "how"),
+    "inplace": ("name", "op", "version", "parameters", "how", "through"),
     "grad-reset": ("name", "how", "op", "parameters"),
     "graph-growth": ("name", "nodes"),
     "warning": ("cause", "name"),

@@ -343,14 +343,16 @@ def tells_a_change(event: Event) -> bool:
 
 
 def changed_names(steps: Iterable[Step]) -> frozenset[str]:
-    """The names the steps' events told changed (``tells_a_change``), those of
-    the loop steps hidden before them included (and of the hidden last steps
-    of calls that returned, told with the caller's step: their names are
-    looked up in its frame)."""
+    """The names the steps' events told changed (``tells_a_change``; with the
+    name a change went through: ``d`` of "c was changed in place through d"),
+    those of the loop steps hidden before them included (and of the hidden
+    last steps of calls that returned, told with the caller's step: their
+    names are looked up in its frame)."""
     return frozenset(
-        e["name"] for step in steps
+        name for step in steps
         for e in (*step.events, *(event for event, _ in step.extra.get("repeated", ())))
         if tells_a_change(e)
+        for name in (e["name"], e.get("through")) if name
     )
 
 

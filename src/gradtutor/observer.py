@@ -317,6 +317,17 @@ def _same_memory(view: torch.Tensor, source: torch.Tensor) -> bool:
         return False
 
 
+def _same_storage(view: torch.Tensor, base: torch.Tensor) -> bool:
+    """Does ``view``, a view of ``base``, still lie in ``base``'s memory? Not
+    after ``base.data = ...`` gave ``base`` other memory. Yes when it cannot
+    be told (a tensor with no storage to look at): a view is made on its
+    base's memory."""
+    try:
+        return view.untyped_storage().data_ptr() == base.untyped_storage().data_ptr()
+    except (RuntimeError, NotImplementedError):
+        return True
+
+
 def _arg(args: tuple[Any, ...], kwargs: dict[str, Any], index: int, name: str) -> Any:
     """A call's argument, given by position or by name."""
     return args[index] if len(args) > index else kwargs.get(name)
@@ -821,11 +832,16 @@ class CallObserver(TorchFunctionMode):
                 made_here = base_tag is not None and base_tag.origin is self.context.origin
             elif base is None:
                 base = _view_base(target)
+            library, kind = self._library_call()
+            data_of = self._data_source(target)
             if base is None:
                 base = self._detached_from(target)
-            view = self._data_views.get(id(target))
-            data_of = view[1] if view is not None and view[0]() is target else None
-            library, kind = self._library_call()
+            else:
+                base, of_data = self._view_source(target, base)
+                # (gradcheck changes its inputs' entries through views of
+                # their .data, and sets them back: not told as their change)
+                if data_of is None and library is None:
+                    data_of = of_data
             rec = InplaceRecord(
                 self.context.line,
                 self.context.origin,
@@ -921,10 +937,31 @@ class CallObserver(TorchFunctionMode):
 
     def _is_data_of(self, view: torch.Tensor, source: torch.Tensor) -> bool:
         """Is ``view`` what ``source.data`` gave, still on the same memory?"""
-        entry = self._data_views.get(id(view))
-        if entry is None or entry[0]() is not view or entry[1]() is not source:
-            return False
-        return _same_memory(view, source)
+        found = self._data_source(view)
+        return found is not None and found() is source
+
+    def _data_source(self, tensor: torch.Tensor) -> weakref.ref[torch.Tensor] | None:
+        """The tensor whose ``.data`` ``tensor`` is, weakly, while they still
+        share their memory (``p.data = ...`` gives ``p`` other memory)."""
+        entry = self._data_views.get(id(tensor))
+        if entry is None or entry[0]() is not tensor:
+            return None
+        source = entry[1]()
+        return entry[1] if source is not None and _same_memory(tensor, source) else None
+
+    def _view_source(
+        self, view: torch.Tensor, base: weakref.ref[torch.Tensor],
+    ) -> tuple[weakref.ref[torch.Tensor] | None, weakref.ref[torch.Tensor] | None]:
+        """What a change of ``view``, a view of ``base``'s tensor, changed
+        besides itself: ``base``, or the tensor ``base`` was detached from
+        (``v = c.detach()[0]`` changes ``c``); nothing when they no longer
+        share memory (``c.data = ...`` after ``v = c[0]``). And the tensor
+        whose ``.data`` ``base`` is (``v = c.data[0]``), if any."""
+        of = base()
+        if of is None or not _same_storage(view, of):
+            return None, None
+        detached_from = self._detached_from(of)
+        return base if detached_from is None else detached_from, self._data_source(of)
 
     def _detached_from(self, tensor: torch.Tensor) -> weakref.ref[torch.Tensor] | None:
         """What ``tensor`` was detached from, weakly, while they still share
