@@ -1663,3 +1663,21 @@ def test_a_closure_variable_bound_anew_while_its_generator_was_suspended_is_know
         outer()
     """)
     assert [(e["line"], e["name"], e["op"]) for e in events(doc, "inplace")] == [(7, "w", "add_")]
+
+
+def test_a_view_made_under_no_grad_then_changed_in_place_does_not_stop_the_narration(program):
+    # torch refuses to give d a node (d.grad_fn and d.is_leaf raise) once
+    # d += 1 changed c through it: every step after line 5 was "could not
+    # follow line N", the rest of the program not narrated.
+    doc = explain_json(program("""
+        import torch
+        c = torch.ones(3, requires_grad=True) * 2
+        with torch.no_grad():
+            d = c[0]
+            d += 1
+        print(c)
+        e = c * 3
+    """))
+    steps = {s["line"]: s for s in doc["steps"]}
+    assert [e["kind"] for e in steps[5]["events"]] == ["inplace"] and steps[5]["events"][0]["name"] == "c"
+    assert [e["name"] for e in steps[7]["events"] if e["kind"] == "name-bound"] == ["e"]

@@ -31,8 +31,12 @@ UNKNOWN = object()  # a value changed by steps not shown
 
 
 def _grad(tensor: torch.Tensor) -> torch.Tensor | None:
-    """Its .grad, read only where reading it does not warn."""
-    return tensor.grad if tensor.is_leaf or tensor.retains_grad else None
+    """Its .grad, read only where reading it does not warn (nor raise: see
+    ``snapshot.graph_readable``)."""
+    try:
+        return tensor.grad if tensor.is_leaf or tensor.retains_grad else None
+    except RuntimeError:
+        return None
 
 
 def _state(grad: torch.Tensor | None) -> tuple[weakref.ref[torch.Tensor], int] | None:
