@@ -378,6 +378,28 @@ def test_a_statement_node_names_its_tensors_in_the_order_the_line_assigns_them(c
     assert "h_t (old), c_t (old)" in text
 
 
+def test_a_growing_graph_is_counted_in_operations_as_a_walk_of_its_nodes_finds_them(capsys, tmp_path):
+    # "30 autograd nodes now hang off h_t": a walk of next_functions finds 34,
+    # the leaves' AccumulateGrad nodes included, which the count leaves out.
+    text, _ = narrated(tmp_path, capsys, """
+        import torch
+        w = torch.ones(2, requires_grad=True)
+        h = torch.zeros(2)
+        for i in range(3):
+            h = torch.tanh(h * w)
+        seen, todo = set(), [h.grad_fn]
+        while todo:
+            node = todo.pop()
+            if node is not None and node not in seen:
+                seen.add(node)
+                todo.extend(n for n, _ in node.next_functions)
+        print(len(seen), sum(1 for n in seen if type(n).__name__ == "AccumulateGrad"))
+    """, "--width", "200")
+    walked, accumulate = map(int, text.split("print(len(seen)")[1].split("\n")[1].split())
+    assert f"h's graph keeps growing ({walked - accumulate} operations)" in text
+    assert f"{walked - accumulate} operations (autograd nodes besides the leaves' AccumulateGrad) now hang off h" in text
+
+
 def test_hidden_steps_count_an_optimizer_step_and_a_buffer_update_apart(capsys, tmp_path):
     # Both are "model was changed in place": counted as one, the note said
     # "model's buffers were updated ... ×6" and nothing of the optimizer.
