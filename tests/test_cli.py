@@ -400,6 +400,23 @@ def test_a_growing_graph_is_counted_in_operations_as_a_walk_of_its_nodes_finds_t
     assert f"{walked - accumulate} operations (autograd nodes besides the leaves' AccumulateGrad) now hang off h" in text
 
 
+def test_a_graph_made_anew_that_looks_as_the_last_picture_is_not_drawn_again(capsys, tmp_path):
+    # Each print of a loss shown after hidden steps drew the same picture
+    # again (examples_time_sequence_prediction: 40 lines, 9 times).
+    text, _ = narrated(tmp_path, capsys, """
+        import torch
+        w = torch.ones(2, requires_grad=True)
+        for i in range(6):
+            loss = (w * 2).sum()
+            print("loss", loss.item())
+            loss.backward()
+    """)
+    run = {n: text.split(f"── line 5, run {n} ")[1].split("── ")[0] for n in (4, 5, 6)}
+    assert "w [grad] ──▶ (w * 2).sum() = loss" in run[4]
+    for n in (5, 6):
+        assert "──▶" not in run[n] and "(its graph is drawn as in the last picture)" in run[n]
+
+
 def test_hidden_steps_count_an_optimizer_step_and_a_buffer_update_apart(capsys, tmp_path):
     # Both are "model was changed in place": counted as one, the note said
     # "model's buffers were updated ... ×6" and nothing of the optimizer.

@@ -411,6 +411,7 @@ class Narrator:
         # since the last picture". By id: a name may mean another tensor in the
         # frame of the next picture.
         self.unseen_changes: set[str] = set()
+        self.last_picture: tuple[str, ...] | None = None  # the lines of the last picture shown
 
     def repeated(self, events: Sequence[tuple[Event, int]], file: str = "") -> list[tuple[str, int]]:
         """(title, count) of the events hidden loop steps repeated."""
@@ -538,7 +539,14 @@ class Narrator:
         self, snapshot: Snapshot, frame: Any = None, names: Collection[str] = (), changed: Collection[str] = (),
     ) -> list[RenderableType]:
         drawing = self.drawing_if_changed(snapshot, frame, names, changed)
-        return [] if drawing is None else [indented(GraphView(drawing))]
+        if drawing is None:
+            return []
+        if drawing.picture == self.last_picture:
+            # A graph made anew that looks as the one just drawn (a loop's
+            # next round, after steps not shown): said in a line, not drawn again.
+            return [indented(Wrapped(self.say("same_picture"), "dim"))]
+        self.last_picture = drawing.picture
+        return [indented(GraphView(drawing))]
 
     def step(self, step: Step) -> list[RenderableType]:
         """Everything ``explain`` shows for one step."""
