@@ -185,3 +185,73 @@ def test_a_change_through_data_repeats_the_one_a_loop_earlier(tmp_path, monkeypa
     assert {(e["name"], e["op"]) for e in events(fast, "inplace")} == {
         ("w", "add_"), ("b", "add_"), ("w", "clamp_"), ("b", "clamp_")}
     assert {(e["name"], e["how"]) for e in events(fast, "grad-reset")} == {("w", "none"), ("b", "zeroed")}
+
+
+@pytest.fixture
+def rebinding_repeats(monkeypatch):
+    """Counts the steps passed over as repeats of a rebinding run."""
+    count = [0]
+    real = Engine._rebinding_repeat
+
+    def counting(self, *args):
+        found = real(self, *args)
+        count[0] += found is True
+        return found
+
+    monkeypatch.setattr(Engine, "_rebinding_repeat", counting)
+    return count
+
+
+REBINDING = """\
+import torch
+torch.manual_seed(0)
+w = torch.randn(3, requires_grad=True)
+x = torch.randn(3)
+y = w * 1.0
+h = torch.zeros(3)
+for i in range(40):
+    y = y * 1.001
+    loss = (w * x).sum()
+    if i == 25:
+        keep = loss
+    h = torch.tanh(h + x) if i < 30 else torch.tanh(w * h)
+    if i % 10 == 9:
+        loss.backward()
+print(y.sum().item(), keep.item(), h.sum().item())
+"""
+
+
+def test_a_step_that_only_binds_names_anew_repeats_the_last_run_that_did(tmp_path, monkeypatch, rebinding_repeats):
+    # y grows from its last value at every run; loss moves on, and what it
+    # held leaves the graph (kept alive once by keep, a name: still not "in
+    # the graph"); h holds no graph until i == 30, then a growing one. Each
+    # change of what a rebinding finds is detected in full and told.
+    path = tmp_path / "rebinding.py"
+    path.write_text(REBINDING, encoding="utf-8")
+    fast, full = both_ways(path, monkeypatch)
+    assert fast == full
+    assert rebinding_repeats[0] > 60  # y's, loss's and h's lines, most of their 37 hidden runs each
+    growth = {(e["line"], e["name"]) for e in events(fast, "graph-growth")}
+    assert (8, "y") in growth and (12, "h") in growth
+    shown_h = [s["iteration"] for s in fast["steps"] if s["line"] == 12]
+    assert 31 in shown_h or 32 in shown_h  # h's graph starting to grow is news, shown
+
+
+def test_what_only_a_full_detection_sees_is_never_passed_over_as_a_rebinding(tmp_path, monkeypatch, rebinding_repeats):
+    # A step that also records a call (a backward, an in-place change) or
+    # binds a new name is detected in full: the same narration either way.
+    path = tmp_path / "mixed.py"
+    path.write_text(textwrap.dedent("""\
+        import torch
+        w = torch.ones(2, requires_grad=True)
+        for i in range(12):
+            z = (w * i).sum()
+            z.backward()
+            u = w.detach()
+            if i == 8:
+                fresh = z * 2
+            z = z + 1
+        """), encoding="utf-8")
+    fast, full = both_ways(path, monkeypatch)
+    assert fast == full
+    assert rebinding_repeats[0] > 0

@@ -32,7 +32,9 @@ from gradtutor import autograd_graph as ag
 from gradtutor import depth, repeat_steps
 from gradtutor.swap import swapped
 from gradtutor.capture import OutputCapture
-from gradtutor.events import NameTracker, detect_events, is_routine, with_growth_sizes
+from gradtutor.events import (
+    NameTracker, detect_events, grew, is_routine, old_still_in_graph, params_once, with_growth_sizes,
+)
 from gradtutor.model import HIDDEN_GLOBAL, Event, Snapshot, Step
 from gradtutor.grads_seen import GradsSeen
 from gradtutor.observer import CallObserver, DetachRecord, LineContext
@@ -922,7 +924,7 @@ class Engine:
                 likely_hidden and self.pass_over_repeats and not output and returning is None and state.exception is None
                 and not stmt.parts and not stmt.elements and not state.leaving and not observer.failures
             ):
-                repeat = self._repeat(state, stmt.start, tracker, scope, namespace, records)
+                repeat = self._repeat(state, stmt.start, tracker, scope, namespace, records, iteration)
                 if repeat is True:
                     state.plain = False
                     self.snapshotter.hidden_step(state.key)
@@ -971,6 +973,11 @@ class Engine:
                 if isinstance(repeat, tuple):
                     runs = self._hidden_runs.setdefault(state.key, repeat_steps.FrameRuns())
                     runs.keep(where, repeat, repeat_steps.remember(repeat, events, signatures))
+                elif isinstance(repeat, repeat_steps.RebindingKey) and repeat.told_by(events):
+                    runs = self._hidden_runs.setdefault(state.key, repeat_steps.FrameRuns())
+                    runs.keep_rebinding(
+                        where, repeat_steps.Rebinding(repeat.names, repeat.found, tuple(events), tuple(signatures))
+                    )
                 self._remember_types(state, own)
                 return
             self._shown.setdefault(where, set()).update(signatures)
@@ -1026,7 +1033,7 @@ class Engine:
 
     def _repeat(
         self, state: _Frame, line: int, tracker: NameTracker | None, scope: StepNames,
-        namespace: Mapping[str, Any], records: list[Any],
+        namespace: Mapping[str, Any], records: list[Any], iteration: int,
     ) -> Any:
         """Is this hidden-looking step a repeat of a hidden run of its
         statement (see ``repeat_steps``)? True: it was counted as one. Else the
@@ -1034,13 +1041,13 @@ class Engine:
         where = (state.code_key, line)
         runs = self._hidden_runs.get(state.key)
         if runs is not None and not runs.worth_looking(where):
-            return None
+            return self._rebinding_repeat(state, where, tracker, scope, iteration) if not records else None
         if not (
             repeat_steps.names_as_bound(tracker, scope, self.registry)
             and self.snapshotter.names_unchanged(namespace, state.key)
         ):
             self._hidden_runs.setdefault(state.key, repeat_steps.FrameRuns()).rebound(where)
-            return None
+            return self._rebinding_repeat(state, where, tracker, scope, iteration) if not records else None
         found = repeat_steps.fingerprint(records, namespace)
         last = runs.kept(where, found) if runs is not None and found is not None else None
         if (
@@ -1052,6 +1059,53 @@ class Engine:
             self._count_hidden(last.events, last.signatures)
             return True
         return found
+
+    def _rebinding_repeat(
+        self, state: _Frame, where: tuple[Any, int], tracker: NameTracker | None, scope: StepNames, iteration: int,
+    ) -> Any:
+        """Is this step of module code, which recorded no call, a repeat of
+        the last hidden run of its statement that only bound names anew (see
+        ``repeat_steps``)? True: it was counted as one, and what a lite
+        snapshot and the detection would leave is left. Else what it found
+        (a ``RebindingKey``), kept with its events should it be hidden; None
+        when it is not such a step. (A function's step also looks at its
+        globals: detected in full.)"""
+        if not state.is_module or state.tags_as is not None:
+            return None
+        found = repeat_steps.rebound_names(tracker, scope, self.registry)
+        if found is None or tracker is None:
+            return None
+        rebound, tags = found
+        reach = ag.Reach({tag.node_id: tag for _, t, tag in tags if tag is not None and t.requires_grad})
+        named = {tag.node_id for _, _, tag in tags if tag is not None}
+        previous_run = tracker.after_statement.get(where[1], {})
+        params_of = params_once(scope)
+        outcome = []
+        for name, _, old, tag in rebound:
+            node = tag.node_id if tag is not None else None
+            in_graph = old_still_in_graph(old, named, reach, tracker, params_of)
+            outcome.append((in_graph, node is not None and node != old.node and grew(name, node, iteration, previous_run, reach)))
+        key = repeat_steps.RebindingKey(tuple(name for name, *_ in rebound), tuple(outcome))
+        runs = self._hidden_runs.get(state.key)
+        kept = runs.rebinding(where) if runs is not None else None
+        if kept is None or (kept.names, kept.found) != (key.names, key.found) or not all(
+            sig in self._unshown.repeated for e, sig in zip(kept.events, kept.signatures) if _worth_repeating(e)
+        ):
+            return key
+        # A repeat: the names as the detection leaves them (each one's tensor
+        # and node, the node each one bound anew holds after this statement),
+        # and the names nodes lost, as a lite snapshot leaves them.
+        names_of: dict[int, tuple[str, ...]] = {}
+        for name, _, tag in tags:
+            if tag is not None:
+                names_of[tag.serial] = names_of.get(tag.serial, ()) + (name,)
+        self.snapshotter.follow_names(scope, names_of, state.key)
+        tracker.bind_anew(
+            where[1], [name for name, _, _ in tags],
+            {name: (t, tag.node_id if tag is not None else None) for name, t, _, tag in rebound},
+        )
+        self._count_hidden(kept.events, kept.signatures)
+        return True
 
     def _count_hidden(self, events: Any, signatures: Any) -> None:
         """A hidden step: counted, and its events that a note says happened again."""

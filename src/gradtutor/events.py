@@ -73,6 +73,20 @@ class NameTracker:
         self.bound = {name: _Bound(weakref.ref(t), node) for name, t, node in arguments}
         self.seen = True
 
+    def bind_anew(self, line: int, order: list[str], now: Mapping[str, tuple[torch.Tensor, str | None]]) -> None:
+        """The names of a step of statement ``line`` that bound the names of
+        ``now`` anew (name -> its tensor and node) and changed nothing else
+        of them, as ``_name_events`` leaves them; ``order``: every name, in
+        the frame's order (see ``repeat_steps.rebound_names``)."""
+        bound = self.bound
+        self.bound = {
+            name: _Bound(weakref.ref(now[name][0]), now[name][1]) if name in now else bound[name] for name in order
+        }
+        after = self.after_statement.setdefault(line, {})
+        for name, (_, node) in now.items():
+            if node is not None:
+                after[name] = node
+
     def resumed_with(self, names: Mapping[str, Any], shared: tuple[str, ...]) -> None:
         """A suspended frame resumes with ``names``: what its variables
         ``shared`` with other functions hold now, if bound anew meanwhile."""
@@ -545,7 +559,7 @@ def _name_events(
     node_of = snapshot.nodes_by_name()
     named = {n for n in node_of.values() if n is not None}
     reach = snapshot.reach
-    params_of = _params_once(visible if visible is not None else namespace)
+    params_of = params_once(visible if visible is not None else namespace)
     current: dict[str, _Bound] = {}
     previous_run = tracker.after_statement.get(line, {})
     for name, value in scan_names(namespace).tensors:
@@ -600,7 +614,7 @@ def old_still_in_graph(
     )
 
 
-def _params_once(namespace: Mapping[str, Any]) -> Callable[[], Mapping[int, tuple[str, str]]]:
+def params_once(namespace: Mapping[str, Any]) -> Callable[[], Mapping[int, tuple[str, str]]]:
     """``_param_paths(namespace)``, found when first asked."""
     found: list[Mapping[int, tuple[str, str]]] = []
 

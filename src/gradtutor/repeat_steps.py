@@ -26,6 +26,14 @@ call at each parameter, and repeats the one it made a loop earlier.
 A repeat is hidden with the events of the run it repeats (the same
 signatures, counted again in the hidden steps' note); nothing else is
 looked at. Any other step is detected in full.
+
+A step of a module's code that records no call and only binds names anew
+(``y = y * 2``, ``loss = criterion(out, t)``) is a repeat of the last
+hidden run of its statement that did so when it binds the same names anew,
+and, for each, what it held is still in the graph or not, and its graph
+grew or not, as then (``Rebinding``): the only questions its events are
+told by. What the full detection would leave behind (what each name holds
+now, the names nodes lost) is left the same way.
 """
 
 from __future__ import annotations
@@ -76,6 +84,41 @@ class HiddenRun:
         )
 
 
+@dataclass
+class Rebinding:
+    """A hidden run of a statement that made no call the observer records and
+    changed nothing of its frame's names but binding some anew (``y = y *
+    2``, ``loss = ...``): which names, and of each, whether what it held is
+    still in the graph and whether the graph it holds grew from the last
+    run's (``found``); what the run said."""
+
+    names: tuple[str, ...]
+    found: tuple[tuple[bool, bool], ...]
+    events: tuple[Event, ...]
+    signatures: tuple[tuple[Any, ...], ...]
+
+
+@dataclass(frozen=True)
+class RebindingKey:
+    """What a rebinding run found (see ``Rebinding``): kept with its events
+    should the step be hidden."""
+
+    names: tuple[str, ...]
+    found: tuple[tuple[bool, bool], ...]
+
+    def told_by(self, events: list[Event]) -> bool:
+        """Do ``events`` say exactly what was found: each name bound anew,
+        still in the graph or not, its graph grown or not, and nothing else?"""
+        expected: list[tuple[Any, ...]] = []
+        for name, (in_graph, grew) in zip(self.names, self.found):
+            expected.append(("name-rebound", name, in_graph))
+            if grew:
+                expected.append(("graph-growth", name, None))
+        return [
+            (e.kind, e.get("name"), e.get("old_in_graph") if e.kind == "name-rebound" else None) for e in events
+        ] == expected
+
+
 class FrameRuns:
     """One frame's hidden runs, per statement, and which statements are not
     worth looking at as repeats: after ``REBINDS`` hidden runs in a row that
@@ -85,6 +128,13 @@ class FrameRuns:
     def __init__(self) -> None:
         self._runs: dict[Any, dict[Any, HiddenRun]] = {}
         self._rebinds: dict[Any, int] = {}
+        self._rebindings: dict[Any, Rebinding] = {}  # the last hidden rebinding run of each statement
+
+    def rebinding(self, where: Any) -> Rebinding | None:
+        return self._rebindings.get(where)
+
+    def keep_rebinding(self, where: Any, run: Rebinding) -> None:
+        self._rebindings[where] = run
 
     def worth_looking(self, where: Any) -> bool:
         return self._rebinds.get(where, 0) < REBINDS
@@ -133,6 +183,41 @@ def names_as_bound(tracker: NameTracker | None, scope: Mapping[str, Any], regist
         if (tag.node_id if tag is not None else None) != bound[name].node:
             return False
     return modules_as_bound(tracker, scope)
+
+
+def rebound_names(
+    tracker: NameTracker | None, scope: Mapping[str, Any], registry: ag.TagRegistry
+) -> tuple[list[tuple[str, torch.Tensor, Any, Any]], list[tuple[str, torch.Tensor, Any]]] | None:
+    """The tensor names of ``scope`` bound anew since the frame's last step,
+    when nothing else of its names changed: the same names, each other one
+    holding the same tensor in the same node, the same modules. Each as
+    (name, tensor, what it held, the tensor's tag), with every tensor name
+    as (name, tensor, tag); None otherwise, or when a tensor that requires
+    grad has no tag yet (a snapshot would tag it)."""
+    if tracker is None or not tracker.seen or tracker.resumed:
+        return None
+    bound = tracker.bound
+    tensors = scan_names(scope).tensors
+    if len(tensors) != len(bound):
+        return None
+    rebound: list[tuple[str, torch.Tensor, Any, Any]] = []
+    tags: list[tuple[str, torch.Tensor, Any]] = []
+    for name, t in tensors:
+        old = bound.get(name)
+        if old is None:
+            return None
+        tag = registry.known_tag(t)
+        if tag is None and t.requires_grad:
+            return None
+        tags.append((name, t, tag))
+        if old.ref() is t:
+            if (tag.node_id if tag is not None else None) != old.node:
+                return None  # (changed in place: a node of its own)
+        else:
+            rebound.append((name, t, old, tag))
+    if not rebound or not modules_as_bound(tracker, scope):
+        return None
+    return rebound, tags
 
 
 def modules_as_bound(tracker: NameTracker | None, scope: Mapping[str, Any]) -> bool:

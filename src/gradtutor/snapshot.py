@@ -341,6 +341,11 @@ class Snapshotter:
         # shown, which does not draw it "(dropped)" (see ``hidden_step``).
         self._unseen: set[Any] = set()
 
+    def follow_names(self, namespace: Mapping[str, Any], names_of: Mapping[int, tuple[str, ...]], frame_key: Any) -> None:
+        """What a lite snapshot of ``namespace`` keeps, given each tag's names
+        (``names_of``: serial -> names): see ``_former_names``."""
+        self._former_names(namespace, names_of, frame_key, True)
+
     def hidden_step(self, frame_key: Any) -> None:
         """A step of the frame ran and was not shown."""
         self._unseen.add(frame_key)
