@@ -1538,6 +1538,68 @@ def test_a_global_bound_to_another_tensor_by_code_not_looked_at_is_known_bound(p
     assert [(e["name"], e["count"]) for note in notes for e in note["repeated"] if e["kind"] == "inplace"] == [("w", 3)]
 
 
+def test_a_functions_first_step_tells_what_its_names_held_before_it(program):
+    # Before a function's first step its own names held only its arguments
+    # (no tensor among them here), and its globals what they held when it was
+    # called: x = (x * 2).relu_() changed the product the statement made, not
+    # x, as at module level (line 19). What a global or closure variable held
+    # before the call and the step changed in place is told.
+    doc = run(program, """
+        import torch
+        x = torch.ones(3)
+        w = torch.ones(3)
+        z = None
+        def f():
+            global x
+            x = (x * 2).relu_()
+        def g(n):
+            y = (w * n).relu_()
+        def h():
+            global z
+            z = (torch.ones(2) * 2).relu_()
+        def k():
+            global x
+            x = x.relu_()
+        def m():
+            w.mul_(2)
+        f(); g(2); h(); k(); m()
+        x = (x * 2).relu_()
+        def outer():
+            t = torch.ones(2)
+            def inner():
+                t.mul_(2)
+            inner()
+        outer()
+    """)
+    assert [(e["line"], e["name"], e["op"]) for e in events(doc, "inplace")] == [
+        (15, "x", "relu_"), (17, "w", "mul_"), (23, "t", "mul_"),
+    ]
+    rebound = [(e["line"], e["name"]) for e in events(doc, "name-rebound")]
+    assert (18, "x") in rebound and (19, "x") in rebound
+
+
+def test_a_global_a_functions_first_step_binds_unlooked_at_is_known_bound_at_its_next(program):
+    # Past the iterations shown, a call's first step (no torch call) is let
+    # pass without a look; it bound x to another tensor, which the next step
+    # changes in place: x's tensor, told as the calls shown told it (and
+    # counted in the note before line 10).
+    doc = run(program, """
+        import torch
+        x = torch.ones(2)
+        bank = {0: torch.ones(2), 1: torch.zeros(2)}
+        def reset(i):
+            global x
+            x = bank[i % 2]
+            x.add_(1)
+        for i in range(6):
+            reset(i)
+        y = x * 2
+    """)
+    assert [(e["line"], e["name"], e["op"]) for e in events(doc, "inplace")] == [(7, "x", "add_")] * 3
+    notes = [s["hidden_before"] for s in doc["steps"] if "hidden_before" in s]
+    assert [(e["name"], e["count"]) for note in notes for e in note["repeated"] if e["kind"] == "inplace"] == [("x", 3)]
+
+
 def test_a_tensor_a_name_held_before_the_step_is_told_by_that_name(program):
     # a, b = b, a.add_(1): a's tensor changed (b names it now); it was taken
     # for a tensor the statement made, and dropped.
