@@ -906,6 +906,42 @@ def test_an_inplace_error_names_the_inplace_op_that_changed_the_saved_tensor(pro
     assert (error["modified_at_line"], error["modified_op"]) == (7, "relu(inplace=True)")
 
 
+def test_an_inplace_error_tells_what_was_saved_what_changed_it_and_whether_in_one_statement(program):
+    # torch: "[torch.FloatTensor [2, 2]], which is output 0 of Sigmoid, is at
+    # version 1" in each of the first two; "output 0 of Mul" in the third,
+    # whose PowBackward0 saved its input a. The model call made the node,
+    # changed what it saved (through its ReLU built with inplace=True) and
+    # ran the backward: one statement, not three places.
+    doc = run(program, """
+        import torch
+        model = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.Sigmoid(), torch.nn.ReLU(inplace=True))
+        try:
+            model(torch.ones(2, 2)).sum().backward()
+        except RuntimeError:
+            pass
+        x = torch.ones(2, requires_grad=True)
+        y = torch.sigmoid(x).relu_()
+        try:
+            y.sum().backward()
+        except RuntimeError:
+            pass
+        a = x * 1.5
+        sq = a ** 2
+        a.mul_(2)
+        try:
+            sq.sum().backward()
+        except RuntimeError:
+            pass
+    """)
+    keys = ("line", "node_op", "node_line", "saved_output_of", "modified_at_line", "modified_op", "modified_by",
+            "changed_in")
+    assert [tuple(e.get(k) for k in keys) for e in events(doc, "error")] == [
+        (4, "SigmoidBackward0", 4, "Sigmoid", 4, "relu(inplace=True)", "ReLU(inplace=True)", "backward-statement"),
+        (10, "SigmoidBackward0", 8, "Sigmoid", 8, "relu_", None, "same-statement"),
+        (17, "PowBackward0", 14, "Mul", 15, "mul_", None, None),
+    ]
+
+
 def test_an_exception_caught_inside_library_code_is_not_the_users_error(program):
     doc = run(program, """
         import torch
