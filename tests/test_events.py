@@ -911,7 +911,8 @@ def test_an_inplace_error_tells_what_was_saved_what_changed_it_and_whether_in_on
     # version 1" in each of the first two; "output 0 of Mul" in the third,
     # whose PowBackward0 saved its input a. The model call made the node,
     # changed what it saved (through its ReLU built with inplace=True) and
-    # ran the backward: one statement, not three places.
+    # ran the backward: one statement, not three places. Line 21 made the
+    # node on its first run and changed what it saved on its second.
     doc = run(program, """
         import torch
         model = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.Sigmoid(), torch.nn.ReLU(inplace=True))
@@ -932,6 +933,12 @@ def test_an_inplace_error_tells_what_was_saved_what_changed_it_and_whether_in_on
             sq.sum().backward()
         except RuntimeError:
             pass
+        for i in range(2):
+            h = h.relu_() if i else torch.sigmoid(x)
+        try:
+            h.sum().backward()
+        except RuntimeError:
+            pass
     """)
     keys = ("line", "node_op", "node_line", "saved_output_of", "modified_at_line", "modified_op", "modified_by",
             "changed_in")
@@ -939,6 +946,7 @@ def test_an_inplace_error_tells_what_was_saved_what_changed_it_and_whether_in_on
         (4, "SigmoidBackward0", 4, "Sigmoid", 4, "relu(inplace=True)", "ReLU(inplace=True)", "backward-statement"),
         (10, "SigmoidBackward0", 8, "Sigmoid", 8, "relu_", None, "same-statement"),
         (17, "PowBackward0", 14, "Mul", 15, "mul_", None, None),
+        (23, "SigmoidBackward0", 21, "Sigmoid", 21, "relu_", None, "later-run"),
     ]
 
 

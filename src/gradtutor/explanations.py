@@ -25,8 +25,9 @@ from gradtutor.yamlfile import line_of, load_yaml
 LANGUAGES = ("en", "zh")
 GRAD_RESETS = ("zeroed", "none", "set", "changed")  # what happened to a .grad
 # Where a tensor a node saved was changed in place, when one statement made
-# the node and changed it: that statement, or the backward's own statement.
-INPLACE_CHANGED_IN = ("same-statement", "backward-statement")
+# the node and changed it: that statement, or the backward's own statement;
+# or a later run of that statement (in a loop).
+INPLACE_CHANGED_IN = ("same-statement", "backward-statement", "later-run")
 REQUIRED_FIELDS = ("title", "text", "more")
 OPTIONAL_FIELDS = ("fallback", "title_fallback")
 

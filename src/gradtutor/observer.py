@@ -763,6 +763,10 @@ class CallObserver(TorchFunctionMode):
                 # nn.ReLU(inplace=True) after an nn.Sigmoid in one model call):
                 # said once, not as two places that happen to be one.
                 details["changed_in"] = "backward-statement" if changed is self.context.origin else "same-statement"
+            elif tag is not None and changed is not None and (changed.line, changed.filename) == (
+                tag.origin.line, tag.origin.filename
+            ):
+                details["changed_in"] = "later-run"  # (a loop: the same line, not the same time)
         if details:
             self.error_details[id(exc)] = details
 
