@@ -132,7 +132,7 @@ def test_a_changed_saved_tensor_is_told_with_each_place_once(language, line_word
         book_for(language).explain(e, file="f.py").text for e in INPLACE_MODIFIED
     )
     words = {"en": ("the output of Exp", "the output of Sigmoid", "a tensor"),
-             "zh": ("Exp 的输出", "Sigmoid 的输出", "一个张量")}[language]
+             "zh": ("`Exp` 的输出", "`Sigmoid` 的输出", "一个张量")}[language]
     assert [text.lower().count(line_word.format(n)) for text, n in
             ((apart, 6), (apart, 3), (apart, 5), (one_statement, 5), (backward_statement, 6), (later_run, 5))
     ] == [1] * 6

@@ -133,7 +133,7 @@ _LINE_WORDS = {"en": "line {line}", "zh": "第 {line} 行"}
 # it ("output 0 of Sigmoid"), or a tensor when it names none (a leaf).
 _SAVED_WORDS = {
     "en": ("the output of {op}", "output {n} of {op}", "a tensor"),
-    "zh": ("{op} 的输出", "{op} 的输出 {n}", "一个张量"),
+    "zh": ("`{op}` 的输出", "`{op}` 的输出 {n}", "一个张量"),
 }
 
 

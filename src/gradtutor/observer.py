@@ -783,13 +783,17 @@ class CallObserver(TorchFunctionMode):
         output = _OUTPUT_OF_RE.search(message)
         output_of = _BACKWARD_SUFFIX.sub("", output.group(2)) if output else None
         details: dict[str, Any] = {}
-        if output is not None and output_of:
-            details.update(saved_output_of=output_of, saved_output_nr=int(output.group(1)))
         candidates = [
             rec for rec in reversed(self.inplace_history)
             if (version is None or rec.version == version) and (shape is None or rec.shape == shape)
         ]
         of_output = [rec for rec in candidates if rec.before_op and _BACKWARD_SUFFIX.sub("", rec.before_op) == output_of]
+        if output is not None and of_output:
+            # Told only when the op changed a tensor the graph shows as that
+            # op's output: torch names what it tracks a view by too
+            # ("output 0 of AsStrided" for an nn.Linear's weight.t(), which
+            # the graph draws as TBackward0 of the parameter).
+            details.update(saved_output_of=output_of, saved_output_nr=int(output.group(1)))
         for rec in of_output[:1] or candidates[:1]:
             details.update(modified_at_origin=rec.origin, modified_op=rec.op)
             if rec.module is not None:
