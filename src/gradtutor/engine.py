@@ -227,7 +227,9 @@ class Engine:
         self._frames: dict[int, _Frame] = {}
         self._stack: list[_Frame] = []
         self._trackers: dict[int, NameTracker] = {}
-        self._globals_stored: dict[CodeType, tuple[str, ...]] = {}  # see _globals_stored_by
+        # id(code) -> (the code, the globals it rebinds): see _globals_stored_by.
+        # (By id: Python hashes a code object by walking its bytecode.)
+        self._globals_stored: dict[int, tuple[CodeType, tuple[str, ...]]] = {}
         self._const_read_at: dict[int, int] = {}  # a const's tag serial -> the last step that read it
         # Per frame: its statements' last hidden runs, to pass over their repeats (see repeat_steps).
         self._hidden_runs: dict[int, repeat_steps.FrameRuns] = {}
@@ -571,11 +573,11 @@ class Engine:
         self._stack.append(state)
         if not is_module:
             self._bind_arguments(state, frame)
-            stored = self._globals_stored.get(code)
-            if stored is None:
-                stored = self._globals_stored[code] = _globals_stored_by(code)
-            if stored:
-                state.globals_before = _tensors_held(frame.f_globals, stored)
+            known = self._globals_stored.get(id(code))
+            if known is None or known[0] is not code:
+                known = self._globals_stored[id(code)] = (code, _globals_stored_by(code))
+            if known[1]:
+                state.globals_before = _tensors_held(frame.f_globals, known[1])
             if len(self._stack) > 1 and code in ag.saved_tensor_hook_codes():
                 # A pack hook, called by an op of the statement running below
                 # (an nn.Linear's addmm saving weight.t(), which torch made

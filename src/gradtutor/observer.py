@@ -791,8 +791,8 @@ class CallObserver(TorchFunctionMode):
         if output is not None and of_output:
             # Told only when the op changed a tensor the graph shows as that
             # op's output: torch names what it tracks a view by too
-            # ("output 0 of AsStrided" for an nn.Linear's weight.t(), which
-            # the graph draws as TBackward0 of the parameter).
+            # ("output 0 of AsStrided" for the weight_hh.t() an RNNCell's
+            # addmm saved, which the graph draws as TBackward0 of the parameter).
             details.update(saved_output_of=output_of, saved_output_nr=int(output.group(1)))
         for rec in of_output[:1] or candidates[:1]:
             details.update(modified_at_origin=rec.origin, modified_op=rec.op)
