@@ -906,6 +906,50 @@ def test_an_inplace_error_names_the_inplace_op_that_changed_the_saved_tensor(pro
     assert (error["modified_at_line"], error["modified_op"]) == (7, "relu(inplace=True)")
 
 
+def test_an_inplace_error_tells_what_was_saved_what_changed_it_and_whether_in_one_statement(program):
+    # torch: "[torch.FloatTensor [2, 2]], which is output 0 of Sigmoid, is at
+    # version 1" in each of the first two; "output 0 of Mul" in the third,
+    # whose PowBackward0 saved its input a. The model call made the node,
+    # changed what it saved (through its ReLU built with inplace=True) and
+    # ran the backward: one statement, not three places. Line 21 made the
+    # node on its first run and changed what it saved on its second.
+    doc = run(program, """
+        import torch
+        model = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.Sigmoid(), torch.nn.ReLU(inplace=True))
+        try:
+            model(torch.ones(2, 2)).sum().backward()
+        except RuntimeError:
+            pass
+        x = torch.ones(2, requires_grad=True)
+        y = torch.sigmoid(x).relu_()
+        try:
+            y.sum().backward()
+        except RuntimeError:
+            pass
+        a = x * 1.5
+        sq = a ** 2
+        a.mul_(2)
+        try:
+            sq.sum().backward()
+        except RuntimeError:
+            pass
+        for i in range(2):
+            h = h.relu_() if i else torch.sigmoid(x)
+        try:
+            h.sum().backward()
+        except RuntimeError:
+            pass
+    """)
+    keys = ("line", "node_op", "node_line", "saved_output_of", "modified_at_line", "modified_op", "modified_by",
+            "changed_in")
+    assert [tuple(e.get(k) for k in keys) for e in events(doc, "error")] == [
+        (4, "SigmoidBackward0", 4, "Sigmoid", 4, "relu(inplace=True)", "ReLU(inplace=True)", "backward-statement"),
+        (10, "SigmoidBackward0", 8, "Sigmoid", 8, "relu_", None, "same-statement"),
+        (17, "PowBackward0", 14, "Mul", 15, "mul_", None, None),
+        (23, "SigmoidBackward0", 21, "Sigmoid", 21, "relu_", None, "later-run"),
+    ]
+
+
 def test_an_exception_caught_inside_library_code_is_not_the_users_error(program):
     doc = run(program, """
         import torch
@@ -1629,6 +1673,68 @@ def test_a_global_bound_to_another_tensor_by_code_not_looked_at_is_known_bound(p
     assert shown == [(11, "w", "add_")] * 3 + [(15, "w", "mul_"), (15, "u", "mul_")]
     notes = [s["hidden_before"] for s in doc["steps"] if "hidden_before" in s]
     assert [(e["name"], e["count"]) for note in notes for e in note["repeated"] if e["kind"] == "inplace"] == [("w", 3)]
+
+
+def test_a_functions_first_step_tells_what_its_names_held_before_it(program):
+    # Before a function's first step its own names held only its arguments
+    # (no tensor among them here), and its globals what they held when it was
+    # called: x = (x * 2).relu_() changed the product the statement made, not
+    # x, as at module level (line 19). What a global or closure variable held
+    # before the call and the step changed in place is told.
+    doc = run(program, """
+        import torch
+        x = torch.ones(3)
+        w = torch.ones(3)
+        z = None
+        def f():
+            global x
+            x = (x * 2).relu_()
+        def g(n):
+            y = (w * n).relu_()
+        def h():
+            global z
+            z = (torch.ones(2) * 2).relu_()
+        def k():
+            global x
+            x = x.relu_()
+        def m():
+            w.mul_(2)
+        f(); g(2); h(); k(); m()
+        x = (x * 2).relu_()
+        def outer():
+            t = torch.ones(2)
+            def inner():
+                t.mul_(2)
+            inner()
+        outer()
+    """)
+    assert [(e["line"], e["name"], e["op"]) for e in events(doc, "inplace")] == [
+        (15, "x", "relu_"), (17, "w", "mul_"), (23, "t", "mul_"),
+    ]
+    rebound = [(e["line"], e["name"]) for e in events(doc, "name-rebound")]
+    assert (18, "x") in rebound and (19, "x") in rebound
+
+
+def test_a_global_a_functions_first_step_binds_unlooked_at_is_known_bound_at_its_next(program):
+    # Past the iterations shown, a call's first step (no torch call) is let
+    # pass without a look; it bound x to another tensor, which the next step
+    # changes in place: x's tensor, told as the calls shown told it (and
+    # counted in the note before line 10).
+    doc = run(program, """
+        import torch
+        x = torch.ones(2)
+        bank = {0: torch.ones(2), 1: torch.zeros(2)}
+        def reset(i):
+            global x
+            x = bank[i % 2]
+            x.add_(1)
+        for i in range(6):
+            reset(i)
+        y = x * 2
+    """)
+    assert [(e["line"], e["name"], e["op"]) for e in events(doc, "inplace")] == [(7, "x", "add_")] * 3
+    notes = [s["hidden_before"] for s in doc["steps"] if "hidden_before" in s]
+    assert [(e["name"], e["count"]) for note in notes for e in note["repeated"] if e["kind"] == "inplace"] == [("x", 3)]
 
 
 def test_a_tensor_a_name_held_before_the_step_is_told_by_that_name(program):

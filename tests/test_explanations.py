@@ -63,8 +63,21 @@ SAMPLES = [
                freed_by_line=13, freed_by_file="f.py", freed_by_source="h.sum().backward()", again=True),
     Event.make("error", 14, cause="freed-saved-read", exception="RuntimeError", message="..."),
     Event.make("error", 6, cause="inplace-modified", exception="RuntimeError", message="...", node="n2",
-               node_line=3, node_file="f.py", node_source="a = x.exp()", modified_at_line=5,
+               node_op="ExpBackward0", node_line=3, node_file="f.py", node_source="a = x.exp()",
+               saved_output_of="Exp", saved_output_nr=0, modified_at_line=5,
                modified_at_file="f.py", modified_at_source="a.add_(1)", modified_op="add_"),
+    Event.make("error", 6, cause="inplace-modified", exception="RuntimeError", message="...", node="n2",
+               node_op="SigmoidBackward0", node_line=5, node_file="f.py", node_source="y = x.sigmoid().relu_()",
+               saved_output_of="Sigmoid", saved_output_nr=0, modified_at_line=5, modified_at_file="f.py",
+               modified_at_source="y = x.sigmoid().relu_()", modified_op="relu_", changed_in="same-statement"),
+    Event.make("error", 6, cause="inplace-modified", exception="RuntimeError", message="...", node="n2",
+               node_op="SigmoidBackward0", node_line=6, node_file="f.py", node_source="model(x).sum().backward()",
+               modified_at_line=6, modified_at_file="f.py", modified_at_source="model(x).sum().backward()",
+               modified_op="relu(inplace=True)", modified_by="ReLU(inplace=True)", changed_in="backward-statement"),
+    Event.make("error", 7, cause="inplace-modified", exception="RuntimeError", message="...", node="n2",
+               node_op="SigmoidBackward0", node_line=5, node_file="f.py", node_source="h = h.relu_() if i else h.sigmoid()",
+               saved_output_of="Sigmoid", saved_output_nr=0, modified_at_line=5, modified_at_file="f.py",
+               modified_at_source="h = h.relu_() if i else h.sigmoid()", modified_op="relu_", changed_in="later-run"),
     Event.make("error", 3, cause="leaf-inplace", exception="RuntimeError", message="...", name="x"),
     Event.make("error", 3, cause="no-grad-fn", exception="RuntimeError", message="..."),
     Event.make("error", 3, cause="non-scalar-backward", exception="RuntimeError", message="..."),
@@ -106,6 +119,30 @@ def test_places_are_worded_by_the_front_end():
     locate = lambda file, line: f"In [{line}]"
     text = book_for("en").explain(SECOND_BACKWARD, file="f.py", locate=locate).text
     assert text.startswith("In [13] ran backward") and "created at In [7]" in text
+
+
+INPLACE_MODIFIED = [e for e in SAMPLES if e.get("cause") == "inplace-modified"]
+
+
+@pytest.mark.parametrize("language, line_word", [("en", "line {}"), ("zh", "第 {} 行")])
+def test_a_changed_saved_tensor_is_told_with_each_place_once(language, line_word):
+    """Which node saved what, what changed it, where: a statement that made
+    the node and changed what it saved (and ran the backward) is one place,
+    not two or three that happen to have the same number; a loop's statement
+    that changed it on a later run is that statement again, later."""
+    apart, one_statement, backward_statement, later_run = (
+        book_for(language).explain(e, file="f.py").text for e in INPLACE_MODIFIED
+    )
+    words = {"en": ("the output of Exp", "the output of Sigmoid", "a tensor"),
+             "zh": ("`Exp` 的输出", "`Sigmoid` 的输出", "一个张量")}[language]
+    assert [text.lower().count(line_word.format(n)) for text, n in
+            ((apart, 6), (apart, 3), (apart, 5), (one_statement, 5), (backward_statement, 6), (later_run, 5))
+    ] == [1] * 6
+    assert "`ExpBackward0`" in apart and words[0] in apart and "a.add_(1)" in apart
+    assert "`SigmoidBackward0`" in one_statement and words[1] in one_statement and "`relu_`" in one_statement
+    assert "`SigmoidBackward0`" in backward_statement and words[2] in backward_statement
+    assert "`ReLU(inplace=True)`" in backward_statement and "relu(inplace=True)" not in backward_statement
+    assert words[1] in later_run and "`relu_`" in later_run
 
 
 def test_explanations_correct_the_seeds():

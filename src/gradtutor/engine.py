@@ -107,6 +107,10 @@ class _Frame:
     # inside one ends before the block, and its value comes when the frame
     # returns, at the block's end (see _record_value).
     ended: ag.Origin | None = None
+    # A function that rebinds globals (``global x``), until its first step is
+    # looked at: the tensor each of those globals held (weakly; None for
+    # another value), as when it was called or after the steps let pass.
+    globals_before: dict[str, weakref.ref[torch.Tensor] | None] | None = None
 
 
 @dataclass
@@ -248,6 +252,9 @@ class Engine:
         self._frames: dict[int, _Frame] = {}
         self._stack: list[_Frame] = []
         self._trackers: dict[int, NameTracker] = {}
+        # id(code) -> (the code, the globals it rebinds): see _globals_stored_by.
+        # (By id: Python hashes a code object by walking its bytecode.)
+        self._globals_stored: dict[int, tuple[CodeType, tuple[str, ...]]] = {}
         self._const_read_at: dict[int, int] = {}  # a const's tag serial -> the last step that read it
         # Per frame: its statements' last hidden runs, to pass over their repeats (see repeat_steps).
         self._hidden_runs: dict[int, repeat_steps.FrameRuns] = {}
@@ -593,6 +600,11 @@ class Engine:
         self._stack.append(state)
         if not is_module:
             self._bind_arguments(state, frame)
+            known = self._globals_stored.get(id(code))
+            if known is None or known[0] is not code:
+                known = self._globals_stored[id(code)] = (code, _globals_stored_by(code))
+            if known[1]:
+                state.globals_before = _tensors_held(frame.f_globals, known[1])
             if len(self._stack) > 1 and code in ag.saved_tensor_hook_codes():
                 # A pack hook, called by an op of the statement running below
                 # (an nn.Linear's addmm saving weight.t(), which torch made
@@ -637,7 +649,10 @@ class Engine:
 
     def _globals_after(self, state: _Frame, frame: FrameType, everything: bool = False) -> None:
         """A function's globals may have been bound to other tensors by code
-        its steps did not look at: see ``NameTracker.outer_after``."""
+        its steps did not look at: see ``NameTracker.outer_after``; before
+        its first step is looked at, the globals it rebinds are looked at again."""
+        if state.globals_before is not None:
+            state.globals_before = _tensors_held(frame.f_globals, tuple(state.globals_before))
         tracker = self._trackers.get(state.key)
         if tracker is not None and not state.is_module:
             tracker.outer_after(frame.f_globals, everything)
@@ -937,7 +952,10 @@ class Engine:
                 running=() if likely_hidden else self._running_lines(state),
             )
             if tracker is None:
-                tracker = self._trackers[state.key] = NameTracker()
+                tracker = self._trackers[state.key] = _new_tracker(state)
+            if state.globals_before is not None:
+                tracker.outer_at_call(state.globals_before)
+                state.globals_before = None
             exception = state.exception
             events = detect_events(
                 line=stmt.start,
@@ -1160,7 +1178,7 @@ class Engine:
         if seen != len(bound) or not repeat_steps.modules_as_bound(tracker, scope):
             return False
         if tracker is None:
-            self._trackers[state.key] = NameTracker()  # a new frame with no tensors: nothing bound yet
+            self._trackers[state.key] = _new_tracker(state)  # a new frame with no tensors: nothing bound yet
         self._remember_types(state, own)
         return True
 
@@ -1532,6 +1550,36 @@ def _looping_in_comprehension(key: _CodeKey, lasti: int, stmt: StatementInfo) ->
         return False
     line, column = positions[index]
     return line is not None and column is not None and stmt.in_comprehension(line, column)
+
+
+def _new_tracker(state: _Frame) -> NameTracker:
+    """The tracker of a frame none of whose steps was looked at yet. A
+    function's own names held, before its first step, only its arguments
+    and closure variables, none of them a tensor (``_bind_arguments`` makes
+    the tracker of a function that has one): known, not unknown as a
+    module's names are."""
+    tracker = NameTracker()
+    tracker.seen = not state.is_module
+    return tracker
+
+
+_GLOBAL_STORES = frozenset({"STORE_GLOBAL", "DELETE_GLOBAL"})
+
+
+def _globals_stored_by(code: CodeType) -> tuple[str, ...]:
+    """The globals a function binds or deletes (``global x``), by name: the
+    only ones its own steps can bind to another tensor."""
+    return tuple(dict.fromkeys(i.argval for i in dis.get_instructions(code) if i.opname in _GLOBAL_STORES))
+
+
+def _tensors_held(names: Mapping[str, Any], among: tuple[str, ...]) -> dict[str, weakref.ref[torch.Tensor] | None]:
+    """The tensor each of the names ``among`` holds, weakly; None for a
+    name that holds something else or is not bound."""
+    held: dict[str, weakref.ref[torch.Tensor] | None] = {}
+    for name in among:
+        value = names.get(name)
+        held[name] = weakref.ref(value) if isinstance(value, torch.Tensor) else None
+    return held
 
 
 def _steppable(code: CodeType) -> bool:

@@ -55,6 +55,9 @@ class NameTracker:
         # last step (see ``outer_after``); None before its first step is
         # looked at (not known then).
         self.outer: dict[str, weakref.ref[torch.Tensor]] | None = None
+        # Set while ``outer`` covers only these globals (see ``outer_at_call``):
+        # the others held, before the step, what they hold after it.
+        self.outer_only: frozenset[str] | None = None
         # Its own names that code run while it was suspended bound to another
         # tensor (a generator's closure variable, by the function it shares
         # it with), as when it resumed: what they held before its next step.
@@ -96,6 +99,17 @@ class NameTracker:
             if isinstance(value, torch.Tensor) and (old is None or old.ref() is not value):
                 self.resumed[name] = weakref.ref(value)
 
+    def outer_at_call(self, held: Mapping[str, weakref.ref[torch.Tensor] | None]) -> None:
+        """Before a function's first step is looked at: what the globals it
+        rebinds (``global x``) held when it was called (or after its steps
+        let pass), ``held`` (None: no tensor). Only its own steps could have
+        bound them to another tensor since: the other globals are taken to
+        hold what they held then, as they are on that step when nothing is
+        known."""
+        if self.outer is None:
+            self.outer = {name: ref for name, ref in held.items() if ref is not None}
+            self.outer_only = frozenset(held)
+
     def outer_after(self, names: Mapping[str, Any], everything: bool = False) -> None:
         """The globals (``names``) as now, after code that ran unlooked at.
         ``everything``: other code ran while a generator was suspended. Else
@@ -108,6 +122,7 @@ class NameTracker:
             return
         if everything:
             self.outer = {name: weakref.ref(t) for name, t in scan_names(names).tensors}
+            self.outer_only = None
             return
         for name, ref in list(outer.items()):
             value = names.get(name)
@@ -292,6 +307,7 @@ def detect_events(
             name.removeprefix(HIDDEN_GLOBAL): weakref.ref(t) for name, t in scan_names(namespace).tensors
             if name not in scope
         }
+        tracker.outer_only = None
 
     if exception is not None:
         events.append(_error_event(line, exception, (error_details or {}).get(id(exception), {}), name_of))
@@ -313,8 +329,8 @@ def _held_before(
     (``scope``), and its globals (a global ``w`` a function changes in
     place is ``w`` changed). None when the usual naming holds: not asked
     of a module's tensor, a change through ``.data``, nor of names not
-    looked at before (a frame's first step; a function's globals on its
-    first step)."""
+    looked at before (a module's first step; on a function's first step,
+    the globals it does not rebind, which hold what they held before)."""
     if rec.data_of is not None:
         return None
     t = rec.ref()
@@ -339,7 +355,10 @@ def _held(tracker: NameTracker, scope: Mapping[str, Any] | None, name: str, t: t
         return not tracker.seen or old is not None and old.ref() is t
     if tracker.outer is None:
         return True
-    ref = tracker.outer.get(name.removeprefix(HIDDEN_GLOBAL))
+    bare = name.removeprefix(HIDDEN_GLOBAL)
+    if tracker.outer_only is not None and bare not in tracker.outer_only:
+        return True  # (a global the function does not rebind)
+    ref = tracker.outer.get(bare)
     return ref is not None and ref() is t
 
 

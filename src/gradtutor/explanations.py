@@ -24,6 +24,10 @@ from gradtutor.yamlfile import line_of, load_yaml
 
 LANGUAGES = ("en", "zh")
 GRAD_RESETS = ("zeroed", "none", "set", "changed")  # what happened to a .grad
+# Where a tensor a node saved was changed in place, when one statement made
+# the node and changed it: that statement, or the backward's own statement;
+# or a later run of that statement (in a loop).
+INPLACE_CHANGED_IN = ("same-statement", "backward-statement", "later-run")
 REQUIRED_FIELDS = ("title", "text", "more")
 OPTIONAL_FIELDS = ("fallback", "title_fallback")
 
@@ -58,6 +62,7 @@ EXPLANATION_KEYS: tuple[str, ...] = (
     *(f"grad-reset/{scope}{how}" for scope in ("", "parameters-") for how in GRAD_RESETS),
     *(f"error/{c}" for c in ERROR_CAUSES),
     "error/second-backward-again",
+    *(f"error/inplace-modified-{where}" for where in INPLACE_CHANGED_IN),
     *(f"warning/{c}" for c in WARNING_CAUSES),
 )
 
@@ -79,6 +84,8 @@ def explanation_key(event: Event) -> str:
     """The most specific explanation key for ``event``."""
     if event.kind == "error" and event.get("cause") == "second-backward" and event.get("again"):
         return "error/second-backward-again"
+    if event.kind == "error" and event.get("cause") == "inplace-modified" and event.get("changed_in") in INPLACE_CHANGED_IN:
+        return f"error/inplace-modified-{event.get('changed_in')}"
     if event.kind in ("error", "warning"):
         return f"{event.kind}/{event.get('cause', 'other')}"
     if event.kind == "name-rebound" and event.get("module"):
@@ -124,6 +131,23 @@ Locate = Callable[[str, int], str]
 _NAME_FIELDS = ("name", "root", "source", "result", "through")
 
 _LINE_WORDS = {"en": "line {line}", "zh": "第 {line} 行"}
+
+# The tensor a node saved that was changed in place, as torch's error names
+# it ("output 0 of Sigmoid"), or a tensor when it names none (a leaf).
+_SAVED_WORDS = {
+    "en": ("the output of {op}", "output {n} of {op}", "a tensor"),
+    "zh": ("`{op}` 的输出", "`{op}` 的输出 {n}", "一个张量"),
+}
+
+
+def _inplace_fields(event: Event, language: str) -> dict[str, Any]:
+    """The fields an explanation of a changed saved tensor words: ``saved``
+    (what was changed) and ``modified_with`` (the library module that did
+    it, else the op)."""
+    first, nth, unknown = _SAVED_WORDS.get(language, _SAVED_WORDS["en"])
+    op, n = event.get("saved_output_of"), event.get("saved_output_nr")
+    saved = unknown if not op else (first if not n else nth).format(op=op, n=n)
+    return {"saved": saved, "modified_with": event.get("modified_by") or event.get("modified_op")}
 
 
 def line_locator(language: str) -> Locate:
@@ -194,6 +218,8 @@ class ExplanationBook:
                 fields[name] = ", ".join(shown_name(one, self.language) for one in value.split(", "))
         at = locate(file, event.line)
         fields["at"], fields["At"] = at, at[:1].upper() + at[1:]
+        if key.startswith("error/inplace-modified"):
+            fields.update(_inplace_fields(event, self.language))
         for name, value in event.data.items():
             if name.endswith("_source") and isinstance(value, str):
                 fields[name] = quoted_statement(value)

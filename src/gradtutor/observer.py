@@ -97,6 +97,13 @@ class InplaceRecord:
     # share storage and version counter). The view itself is often gone by
     # the step's end.
     view_of: weakref.ref[torch.Tensor] | None = None
+    # The op of the node the tensor pointed to before the change
+    # ("SigmoidBackward0"; None for a tensor without one): the op it is an
+    # output of, as torch's error about a changed saved tensor names it.
+    before_op: str | None = None
+    # Set when a library module built with inplace=True made the change in
+    # its forward, as the user wrote it: "ReLU(inplace=True)".
+    module: str | None = None
 
 
 # What library code that changes tensors in place is doing, by the call the
@@ -160,6 +167,10 @@ _gettrace = sys.gettrace
 _settrace = sys.settrace
 _VERSION_RE = re.compile(r"is at version (\d+)")
 _SHAPE_RE = re.compile(r"\[torch\.\w+ \[([\d, ]*)\]\]")
+# "..., which is output 0 of Sigmoid, ..." (older torch: "of SigmoidBackward0"):
+# the saved tensor that changed, by the op that made it.
+_OUTPUT_OF_RE = re.compile(r"which is output (\d+) of (\w+)")
+_BACKWARD_SUFFIX = re.compile(r"Backward\d*$")
 
 # Error causes, by a stable part of torch's message.
 _CAUSES = (
@@ -304,6 +315,19 @@ def _view_base(tensor: torch.Tensor) -> weakref.ref[torch.Tensor] | None:
         return weakref.ref(base) if base is not None else None
     except (RuntimeError, TypeError):
         return None
+
+
+def _inplace_module(func: Any) -> str | None:
+    """The library module built with inplace=True whose forward called
+    ``func`` in place (``nn.ReLU(inplace=True)`` calls ``F.relu(x,
+    inplace=True)``), as the user wrote it: "ReLU(inplace=True)"."""
+    frame = _caller_frame(func)
+    if frame is None or frame.f_code.co_name != "forward":
+        return None
+    owner = frame.f_locals.get("self")
+    if isinstance(owner, torch.nn.Module) and getattr(owner, "inplace", None) is True:
+        return f"{type(owner).__name__}(inplace=True)"
+    return None
 
 
 def _same_memory(view: torch.Tensor, source: torch.Tensor) -> bool:
@@ -762,20 +786,48 @@ class CallObserver(TorchFunctionMode):
             if tag is not None:
                 details = {"node": tag.node_id, "node_op": tag.op, "node_origin": tag.origin}
             details.update(self._modified_at(str(exc)))
+            changed = details.get("modified_at_origin")
+            if tag is not None and changed is tag.origin:
+                # One statement made the node and changed what it saved (an
+                # nn.ReLU(inplace=True) after an nn.Sigmoid in one model call):
+                # said once, not as two places that happen to be one.
+                details["changed_in"] = "backward-statement" if changed is self.context.origin else "same-statement"
+            elif tag is not None and changed is not None and (changed.line, changed.filename) == (
+                tag.origin.line, tag.origin.filename
+            ):
+                details["changed_in"] = "later-run"  # (a loop: the same line, not the same time)
         if details:
             self.error_details[id(exc)] = details
 
     def _modified_at(self, message: str) -> dict[str, Any]:
         """The in-place op that most likely bumped the version torch complains
-        about: the latest one that left a tensor of that shape at that version."""
+        about: the latest one that left a tensor of that shape at that
+        version, preferably one of an output of the op torch names (which,
+        with its output number, is told as ``saved_output_of``,
+        ``saved_output_nr``); the library module that made it, if one did."""
         match = _VERSION_RE.search(message)
         version = int(match.group(1)) if match else None
         found = _SHAPE_RE.search(message)
         shape = tuple(int(d) for d in found.group(1).replace(" ", "").split(",") if d) if found else None
-        for rec in reversed(self.inplace_history):
-            if (version is None or rec.version == version) and (shape is None or rec.shape == shape):
-                return {"modified_at_origin": rec.origin, "modified_op": rec.op}
-        return {}
+        output = _OUTPUT_OF_RE.search(message)
+        output_of = _BACKWARD_SUFFIX.sub("", output.group(2)) if output else None
+        details: dict[str, Any] = {}
+        candidates = [
+            rec for rec in reversed(self.inplace_history)
+            if (version is None or rec.version == version) and (shape is None or rec.shape == shape)
+        ]
+        of_output = [rec for rec in candidates if rec.before_op and _BACKWARD_SUFFIX.sub("", rec.before_op) == output_of]
+        if output is not None and of_output:
+            # Told only when the op changed a tensor the graph shows as that
+            # op's output: torch names what it tracks a view by too
+            # ("output 0 of AsStrided" for the weight_hh.t() an RNNCell's
+            # addmm saved, which the graph draws as TBackward0 of the parameter).
+            details.update(saved_output_of=output_of, saved_output_nr=int(output.group(1)))
+        for rec in of_output[:1] or candidates[:1]:
+            details.update(modified_at_origin=rec.origin, modified_op=rec.op)
+            if rec.module is not None:
+                details["modified_by"] = rec.module
+        return details
 
     def _library_call(self) -> tuple[str | None, str]:
         """Which library function the user's line called to get here, if the
@@ -864,6 +916,8 @@ class CallObserver(TorchFunctionMode):
                 library,
                 kind,
                 base,
+                tag.op if tag is not None else None,
+                _inplace_module(func) if library is not None and name.endswith("(inplace=True)") else None,
             )
             if not made_here:
                 self.add_record(rec)
