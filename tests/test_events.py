@@ -986,7 +986,10 @@ def test_tensors_in_a_named_tuple_are_named_by_their_place(program):
         out, hidden = lstm(torch.ones(2, 1, 3), hidden)
         hidden = repackage_hidden(hidden)
     """)
-    assert [(e["line"], e["name"]) for e in events(doc, "detached")] == [(9, "hidden[0]"), (9, "hidden[1]")]
+    named = [(e["line"], e["name"]) for e in events(doc, "detached") if "name" in e]
+    assert named == [(9, "hidden[0]"), (9, "hidden[1]")]
+    # (and where it was made, the detach() the return used where it stood)
+    assert {(e["line"], e["source"]) for e in events(doc, "detached") if "name" not in e} == {(4, "h")}
 
 
 def test_each_statement_of_a_semicolon_line_gets_its_own_label(program):
@@ -1787,3 +1790,25 @@ def test_a_view_made_under_no_grad_then_changed_in_place_does_not_stop_the_narra
     steps = {s["line"]: s for s in doc["steps"]}
     assert [e["kind"] for e in steps[5]["events"]] == ["inplace"] and steps[5]["events"][0]["name"] == "c"
     assert [e["name"] for e in steps[7]["events"] if e["kind"] == "name-bound"] == ["e"]
+
+
+def test_a_detach_a_line_uses_where_it_stands_is_told_by_the_tensor_it_copies(program):
+    # netD(fake.detach()), a GAN's discriminator step, said nothing: only a
+    # named result of detach() was told. Library code's own detach() calls
+    # are not told, nor one a function returned (its caller names it).
+    doc = run(program, """
+        import torch
+        w = torch.ones(2, requires_grad=True)
+        fake = w * 3
+        print(fake)
+        torch.testing.assert_close(fake, fake)
+        def repack(h):
+            return h.detach()
+        hid = repack(fake)
+        out = (fake.detach() * w).sum()
+        out.backward()
+    """)
+    told = [(e["line"], e.get("name"), e.get("source")) for e in events(doc, "detached")]
+    assert told == [(7, None, "h"), (8, "hid", "fake"), (9, None, "fake")]
+    step = step_at(doc, 9)
+    assert [e["kind"] for e in step["events"]][:1] == ["detached"]

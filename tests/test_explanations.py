@@ -33,6 +33,7 @@ SAMPLES = [
     Event.make("detached", 7, name="d", how="detach", source="y"),
     Event.make("detached", 7, name="d", how="no_grad", source=None),
     Event.make("detached", 7, name="d", how="data", source="y"),
+    Event.make("detached", 7, how="detach", source="fake"),
     Event.make("retain-grad", 8, name="h"),
     Event.make("requires-grad", 8, name="w", on=True),
     Event.make("requires-grad", 8, name="w", on=False),

@@ -255,6 +255,14 @@ def detect_events(
                 events.append(
                     Event.make("detached", rec_line, name=name, how=rec.how, source=name_of(rec.source))
                 )
+            elif (
+                name is None and rec.how == "detach" and rec.library is None and rec.line is not None
+                and (detached is None or detached.grad_fn is None) and (source := _own_name(rec.source, ids, scope))
+            ):
+                # netD(fake.detach()): a detached copy the line used where it
+                # stood, never named. (Not library code's own detach() calls,
+                # nor one a call returned: its caller names it, see _hand_to_caller.)
+                events.append(Event.make("detached", rec_line, how="detach", source=source))
         elif isinstance(rec, RetainGradRecord):
             events.append(Event.make("retain-grad", rec_line, name=name_of(rec.ref)))
         elif isinstance(rec, RequiresGradRecord):
@@ -313,6 +321,16 @@ def detect_events(
         events.append(_error_event(line, exception, (error_details or {}).get(id(exception), {}), name_of))
     events.extend(before_error)
     return _dedupe(events)
+
+
+def _own_name(ref: weakref.ref[torch.Tensor] | None, ids: Mapping[int, list[str]], scope: Mapping[str, Any] | None) -> str | None:
+    """The name of ``ref``'s tensor, one of the frame's own first (``h`` of
+    ``def repack(h): return h.detach()``, not the global it was called with)."""
+    t = ref() if ref is not None else None
+    names = ids.get(id(t)) if t is not None else None
+    if not names:
+        return None
+    return next((name for name in names if scope is None or name in scope), names[0])
 
 
 def _held_before(

@@ -48,6 +48,7 @@ EXPLANATION_KEYS: tuple[str, ...] = (
     "backward/grad-create-graph",
     "detached/no_grad",
     "detached/data",
+    "detached/inline",
     "requires-grad/on",
     "requires-grad/off",
     "requires-grad/parameters-on",
@@ -120,6 +121,8 @@ def explanation_key(event: Event) -> str:
         return f"grad-reset/{'parameters-' if event.get('parameters') else ''}{event.get('how', 'changed')}"
     if event.kind == "detached" and event.get("how") in ("no_grad", "data"):
         return f"detached/{event.get('how')}"
+    if event.kind == "detached" and event.get("name") is None:
+        return "detached/inline"
     return event.kind
 
 

@@ -73,6 +73,7 @@ class DetachRecord:
     how: str  # "detach", "detach_", "data", "no_grad"
     ref: weakref.ref[torch.Tensor]
     source: weakref.ref[torch.Tensor] | None = None
+    library: str | None = None  # the library function that called detach(), if not the user's code
 
 
 @dataclass
@@ -964,8 +965,9 @@ class CallObserver(TorchFunctionMode):
             self._remember_view(self._detached, out, source)
         if source is not None and had_grad and isinstance(out, torch.Tensor):
             how = "data" if func == _DATA_GET else getattr(func, "__name__", "detach")
+            library = self._library_call()[0] if how == "detach" else None
             self.add_record(
-                DetachRecord(self.context.line, how, weakref.ref(out), weakref.ref(source))
+                DetachRecord(self.context.line, how, weakref.ref(out), weakref.ref(source), library)
             )
         return out
 

@@ -293,7 +293,8 @@ def fingerprint(records: list[Any], namespace: Mapping[str, Any]) -> tuple[tuple
         elif kind is GradSetRecord:
             parts.append(("grad-set", rec.cleared, rec.library, known(rec.ref)))
         elif kind is DetachRecord:
-            parts.append(("detach", rec.how, name_only(rec.ref), name_only(rec.source)))
+            # (who called detach(), and whether a call's step handed it over, decide whether an unnamed one is told)
+            parts.append(("detach", rec.how, rec.library, rec.line is None, name_only(rec.ref), name_only(rec.source)))
         elif kind is RetainGradRecord:
             parts.append(("retain-grad", name_only(rec.ref)))
         elif kind is RequiresGradRecord:
