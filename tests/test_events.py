@@ -1674,8 +1674,15 @@ def test_a_global_bound_to_another_tensor_by_code_not_looked_at_is_known_bound(p
     """)
     shown = [(e["line"], e["name"], e["op"]) for e in events(doc, "inplace")]
     assert shown == [(11, "w", "add_")] * 3 + [(15, "w", "mul_"), (15, "u", "mul_")]
-    notes = [s["hidden_before"] for s in doc["steps"] if "hidden_before" in s]
-    assert [(e["name"], e["count"]) for note in notes for e in note["repeated"] if e["kind"] == "inplace"] == [("w", 3)]
+    assert repeated_counts(doc, "inplace") == [("w", 3)]
+
+
+def repeated_counts(doc: dict, kind: str) -> list[tuple[str, int]]:
+    """(name, count) of the ``kind`` events the notes on hidden steps tell again."""
+    return [
+        (e["name"], e["count"]) for s in doc["steps"] if "hidden_before" in s
+        for e in s["hidden_before"]["repeated"] if e["kind"] == kind
+    ]
 
 
 def test_a_functions_first_step_tells_what_its_names_held_before_it(program):
@@ -1736,8 +1743,7 @@ def test_a_global_a_functions_first_step_binds_unlooked_at_is_known_bound_at_its
         y = x * 2
     """)
     assert [(e["line"], e["name"], e["op"]) for e in events(doc, "inplace")] == [(7, "x", "add_")] * 3
-    notes = [s["hidden_before"] for s in doc["steps"] if "hidden_before" in s]
-    assert [(e["name"], e["count"]) for note in notes for e in note["repeated"] if e["kind"] == "inplace"] == [("x", 3)]
+    assert repeated_counts(doc, "inplace") == [("x", 3)]
 
 
 def test_a_tensor_a_name_held_before_the_step_is_told_by_that_name(program):

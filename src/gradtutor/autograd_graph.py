@@ -243,6 +243,26 @@ def is_dual(tensor: torch.Tensor) -> bool:
         return False
 
 
+def graph_readable(t: torch.Tensor) -> bool:
+    """Can ``t``'s place in the graph be read? Not a view made under no_grad
+    whose base was then changed in place with grad on: torch refuses to give
+    its node (``grad_fn`` and ``is_leaf`` raise; the program gets the error
+    when it uses the view); the tutor leaves it out of pictures and events."""
+    try:
+        t.grad_fn
+    except RuntimeError:
+        return False
+    return True
+
+
+def grad_fn_of(t: torch.Tensor) -> Any:
+    """``t.grad_fn``; None where torch refuses to give it (see ``graph_readable``)."""
+    try:
+        return t.grad_fn
+    except RuntimeError:
+        return None
+
+
 def dtype_name(dtype: Any) -> str:
     name = _dtype_names.get(dtype)
     if name is None:

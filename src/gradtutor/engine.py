@@ -60,15 +60,18 @@ class _CodeKey:
     statement showed): equal as code objects are, with its hash computed
     once. Python hashes a code object by walking its bytecode and, through
     its constants, every function and class body nested in it: 37 µs for
-    the module of a 300-line script, asked at each of its steps."""
+    the module of a 300-line script, asked at each of its steps. It also
+    keeps what the engine works out once about its code (where its jumps
+    back land, its positions, the globals it rebinds)."""
 
-    __slots__ = ("code", "_hash", "jumps", "positions")
+    __slots__ = ("code", "_hash", "jumps", "positions", "globals_stored")
 
     def __init__(self, code: CodeType) -> None:
         self.code = code
         self._hash = hash(code)
         self.jumps: dict[int, int] | None = None  # see _landing
         self.positions: list[tuple[int | None, int | None]] | None = None  # see _looping_in_comprehension
+        self.globals_stored: tuple[str, ...] | None = None  # see _globals_stored_by
 
     def __hash__(self) -> int:
         return self._hash
@@ -252,9 +255,6 @@ class Engine:
         self._frames: dict[int, _Frame] = {}
         self._stack: list[_Frame] = []
         self._trackers: dict[int, NameTracker] = {}
-        # id(code) -> (the code, the globals it rebinds): see _globals_stored_by.
-        # (By id: Python hashes a code object by walking its bytecode.)
-        self._globals_stored: dict[int, tuple[CodeType, tuple[str, ...]]] = {}
         self._const_read_at: dict[int, int] = {}  # a const's tag serial -> the last step that read it
         # Per frame: its statements' last hidden runs, to pass over their repeats (see repeat_steps).
         self._hidden_runs: dict[int, repeat_steps.FrameRuns] = {}
@@ -600,11 +600,11 @@ class Engine:
         self._stack.append(state)
         if not is_module:
             self._bind_arguments(state, frame)
-            known = self._globals_stored.get(id(code))
-            if known is None or known[0] is not code:
-                known = self._globals_stored[id(code)] = (code, _globals_stored_by(code))
-            if known[1]:
-                state.globals_before = _tensors_held(frame.f_globals, known[1])
+            stored = state.code_key.globals_stored
+            if stored is None:
+                stored = state.code_key.globals_stored = _globals_stored_by(code)
+            if stored:
+                state.globals_before = _tensors_held(frame.f_globals, stored)
             if len(self._stack) > 1 and code in ag.saved_tensor_hook_codes():
                 # A pack hook, called by an op of the statement running below
                 # (an nn.Linear's addmm saving weight.t(), which torch made

@@ -32,7 +32,7 @@ UNKNOWN = object()  # a value changed by steps not shown
 
 def _grad(tensor: torch.Tensor) -> torch.Tensor | None:
     """Its .grad, read only where reading it does not warn (nor raise: see
-    ``snapshot.graph_readable``)."""
+    ``autograd_graph.graph_readable``)."""
     try:
         return tensor.grad if tensor.is_leaf or tensor.retains_grad else None
     except RuntimeError:

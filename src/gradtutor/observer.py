@@ -353,16 +353,6 @@ def _same_storage(view: torch.Tensor, base: torch.Tensor) -> bool:
         return True
 
 
-def _grad_fn(t: torch.Tensor) -> Any:
-    """``t.grad_fn``; None for a view made under no_grad whose base was then
-    changed in place with grad on, whose node torch refuses to make (the
-    program gets the error when it uses the view, not before)."""
-    try:
-        return t.grad_fn
-    except RuntimeError:
-        return None
-
-
 def _arg(args: tuple[Any, ...], kwargs: dict[str, Any], index: int, name: str) -> Any:
     """A call's argument, given by position or by name."""
     return args[index] if len(args) > index else kwargs.get(name)
@@ -540,7 +530,7 @@ class CallObserver(TorchFunctionMode):
             # untraced as a handler's work is. (A tensor whose node this
             # registry tagged already, the usual case, needs nothing.)
             if isinstance(out, torch.Tensor):
-                fn = _grad_fn(out)
+                fn = ag.grad_fn_of(out)
                 if fn is None or id(fn.metadata) in self._node_tags:
                     return out
             elif not isinstance(out, (tuple, list)):
@@ -614,12 +604,12 @@ class CallObserver(TorchFunctionMode):
 
     def _tag_outputs(self, out: Any) -> None:
         if isinstance(out, torch.Tensor):
-            fn = _grad_fn(out)
+            fn = ag.grad_fn_of(out)
             if fn is not None:
                 self.registry.tag_graph(fn, self.context.origin)
         elif isinstance(out, (tuple, list)):
             for t in out:
-                fn = _grad_fn(t) if isinstance(t, torch.Tensor) else None
+                fn = ag.grad_fn_of(t) if isinstance(t, torch.Tensor) else None
                 if fn is not None:
                     self.registry.tag_graph(fn, self.context.origin)
 
@@ -926,7 +916,7 @@ class CallObserver(TorchFunctionMode):
             if len(self.inplace_history) > 256:
                 del self.inplace_history[:128]
             self._tag_outputs(target)
-            after = _grad_fn(target)
+            after = ag.grad_fn_of(target)
             if before is not None and after is not None and after is not before:
                 # The same tensor, a new node: the statement view draws them as one.
                 tag = self.registry.tag_of(after)

@@ -109,8 +109,8 @@ class NameScan:
             if type(value) in _NEVER_TRACKED or name[:1] == "_" and not is_tracked_name(name):
                 continue
             if isinstance(value, torch.Tensor):
-                if value._is_view() and not graph_readable(value):
-                    continue  # (a view torch no longer gives a node: see graph_readable)
+                if value._is_view() and not ag.graph_readable(value):
+                    continue  # (a view torch no longer gives a node: see ag.graph_readable)
                 tensors.append((name, value))
                 both.append((name, value))
             elif isinstance(value, torch.nn.Module):
@@ -170,18 +170,6 @@ class StepNames(Mapping[str, Any]):
         return self._scan
 
 
-def graph_readable(t: torch.Tensor) -> bool:
-    """Can ``t``'s place in the graph be read? Not a view made under no_grad
-    whose base was then changed in place with grad on: torch refuses to give
-    its node (the program gets the error when it uses the view); the tutor
-    leaves it out of its pictures and events."""
-    try:
-        t.grad_fn
-    except RuntimeError:
-        return False
-    return True
-
-
 def scan_names(namespace: Mapping[str, Any]) -> NameScan:
     """The scan of ``namespace``: made once per step for a :class:`StepNames`."""
     return namespace.scan() if isinstance(namespace, StepNames) else NameScan(namespace)
@@ -236,7 +224,7 @@ def describe_value(value: Any, language: str = "en") -> str:
     user's code (and, for a tensor, formats every element)."""
     kind = type(value)
     if isinstance(value, torch.Tensor):
-        fn = value.grad_fn if graph_readable(value) else None
+        fn = value.grad_fn if ag.graph_readable(value) else None
         key = (tuple(value.shape), value.dtype, value.requires_grad, fn.name() if fn is not None else None, language)
         found = _tensor_words.get(key)
         if found is None:
@@ -762,7 +750,7 @@ class Snapshotter:
 
     def _node_of(self, t: torch.Tensor) -> str | None:
         """The op-view node id of a tensor, when it has been tagged."""
-        if t._is_view() and not graph_readable(t):
+        if t._is_view() and not ag.graph_readable(t):
             return None
         tag = self.registry.known_tag(t)
         return tag.node_id if tag is not None else None
