@@ -1102,7 +1102,8 @@ class Engine:
         for name, _, old, tag in rebound:
             node = tag.node_id if tag is not None else None
             in_graph = old_still_in_graph(old, named, reach, tracker, params_of)
-            outcome.append((in_graph, node is not None and node != old.node and grew(name, node, iteration, previous_run, reach)))
+            growing = node is not None and node != old.node and grew(name, node, iteration, previous_run, reach)
+            outcome.append((in_graph, growing))
         key = repeat_steps.RebindingKey(tuple(name for name, *_ in rebound), tuple(outcome))
         runs = self._hidden_runs.get(state.key)
         kept = runs.rebinding(where) if runs is not None else None

@@ -323,7 +323,9 @@ def detect_events(
     return _dedupe(events)
 
 
-def _own_name(ref: weakref.ref[torch.Tensor] | None, ids: Mapping[int, list[str]], scope: Mapping[str, Any] | None) -> str | None:
+def _own_name(
+    ref: weakref.ref[torch.Tensor] | None, ids: Mapping[int, list[str]], scope: Mapping[str, Any] | None
+) -> str | None:
     """The name of ``ref``'s tensor, one of the frame's own first (``h`` of
     ``def repack(h): return h.detach()``, not the global it was called with)."""
     t = ref() if ref is not None else None
