@@ -295,6 +295,20 @@ def test_a_note_is_said_once_in_a_picture():
     assert sum("the same note" in line for line in drawing.legend) == 1
 
 
+def test_what_a_legend_told_once_is_not_told_again_in_the_same_words():
+    """The gradient-accumulation script draws its model as one node and its
+    pictures as lists, freed by the same backward, at step after step: each
+    of those is explained the first time, and again only in other words
+    (another backward freed what is drawn)."""
+    text = explain_text(CORPUS / "grad_accumulation.py")
+    lines = [line.strip() for line in text.splitlines()]
+    for said in ("model: 4 parameters, 193 values, drawn as one node", "drawn as a list: no picture of it fits in"):
+        assert sum(line.startswith(said) for line in lines) == 1, said
+    freed = [line for line in lines if "its saved tensors were freed by the backward at" in line]
+    assert len(freed) == len(set(freed)) >= 3  # the backwards of lines 27, 42, 58: each once
+    assert sum("freed]" in line for line in lines) > 10 * len(freed)  # drawn many times
+
+
 def test_a_parameter_a_loop_variable_let_go_of_is_drawn_by_its_path(program):
     path = program("""
         import torch

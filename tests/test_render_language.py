@@ -10,10 +10,10 @@ from gradtutor.model import LEAF, SAVED_FREED, STATEMENT, Edge, Graph, Node
 from gradtutor.render import render_graph
 
 
-def freed_graph(file: str = "prog.py") -> Graph:
+def freed_graph(file: str = "prog.py", by: int = 3) -> Graph:
     x = Node(id="t1", kind=LEAF, label="x", names=("x",), has_grad=True)
     y = Node(id="s2", kind=STATEMENT, label="x ** 2", names=("y",), step=2, line=2,
-             saved=SAVED_FREED, freed_by_line=3, freed_by_file=file)
+             saved=SAVED_FREED, freed_by_line=by, freed_by_file=file)
     return Graph((x, y), (Edge("t1", "s2"),))
 
 
@@ -36,25 +36,43 @@ def test_english_is_the_default():
 
 
 def test_a_legend_can_leave_out_what_the_reader_was_told_already():
-    # Keys are a marker with its meaning; one whose meaning names places (the
-    # backward that freed it) is said each time.
+    # Keys are a marker with its meaning: told once, each is left out after.
     full = render_graph(freed_graph(), width=80)
     assert [key.split("\t")[0] for key in full.keys] == ["[grad]", "[✗ freed]"]
     assert full.keys[0] == "[grad]\tits .grad is set"
     shorter = render_graph(freed_graph(), width=80, omit_keys=frozenset(full.keys))
-    assert shorter.keys == full.keys[1:]
-    assert not any("its .grad is set" in line for line in shorter.legend)
-    assert any("freed by the backward at line 3" in line for line in shorter.legend)
+    assert shorter.keys == () and shorter.legend == ()
     assert shorter.picture == full.picture
 
 
 @pytest.mark.parametrize("language", ["en", "zh"])
-def test_a_marker_that_names_places_is_explained_each_time_in_every_language(language):
+def test_a_marker_that_names_places_is_explained_again_when_they_change_in_every_language(language):
     first = render_graph(freed_graph(), width=80, language=language)
-    again = render_graph(freed_graph(), width=80, language=language, omit_keys=frozenset(first.keys))
-    freed = [line for line in first.legend if "[✗" in line]
-    assert freed and [line for line in again.legend if "[✗" in line] == freed  # the freed one, again
-    assert len(again.legend) < len(first.legend)  # the other one is left out
+    same = render_graph(freed_graph(), width=80, language=language, omit_keys=frozenset(first.keys))
+    assert same.legend == ()  # freed by the same backward: told already
+    other = render_graph(freed_graph(by=7), width=80, language=language, omit_keys=frozenset(first.keys))
+    freed = [line for line in other.legend if "[✗" in line]
+    assert freed and "7" in freed[0] and "3" not in freed[0]  # another backward: said again, with its line
+    assert len(other.legend) < len(first.legend)  # [grad] is left out
+
+
+def test_a_note_on_how_the_picture_draws_a_module_is_said_once():
+    from gradtutor.model import Edge, Graph, Node
+    from gradtutor.render import render_graph
+
+    def graph(values: int) -> Graph:
+        return Graph((Node("m", "module", "model", names=("model",), detail=f"6 parameters, {values} values"),
+                      Node("x", "const", "x", names=("x",), requires_grad=False),
+                      Node("y", "statement", "model(x)", names=("y",), step=1)),
+                     (Edge("m", "y"), Edge("x", "y")))
+
+    note = "model: 6 parameters, 193 values, drawn as one node"
+    first = render_graph(graph(193), width=80)
+    assert note in first.legend[-1]
+    again = render_graph(graph(193), width=80, omit_keys=frozenset(first.keys))
+    assert not any("drawn as one node" in line for line in again.legend)
+    other = render_graph(graph(200), width=80, omit_keys=frozenset(first.keys))
+    assert any("200 values, drawn as one node" in line for line in other.legend)  # other words: said
 
 
 def test_a_modules_size_is_said_in_the_drawings_language():

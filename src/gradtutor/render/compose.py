@@ -27,7 +27,7 @@ from gradtutor.render.charset import Charset, get_charset
 from gradtutor.render.drawing import Drawing, Picture, fit_line
 from gradtutor.render.folding import fold_parameters
 from gradtutor.render.layered_view import layout_layered
-from gradtutor.render.legend import legend_lines, marker_keys, place_markers
+from gradtutor.render.legend import legend_lines, marker_keys
 from gradtutor.render.scene import Scene, make_scene
 from gradtutor.render.statement_view import layout_statements
 from gradtutor.render.vertical_view import VERTICAL, layout_vertical
@@ -122,6 +122,7 @@ def _statements_picture(scene: Scene) -> Picture:
         return picture
     picture = layout_vertical(scene)
     picture.notes.insert(0, scene.say("list_wide", width=scene.width))
+    scene.standing.add(picture.notes[0])
     return picture
 
 
@@ -137,6 +138,7 @@ def _ops_picture(scene: Scene) -> Picture:
         note = scene.say("list_many", count=count, limit=LAYERED_LIMIT)
     picture = layout_vertical(scene)
     picture.notes.insert(0, note)
+    scene.standing.add(note)
     return picture
 
 
@@ -154,10 +156,13 @@ def _finish(picture: Picture, scene: Scene, omit_keys: frozenset[str] = frozense
     changed = _changed_places(scene, locate)
     keys = marker_keys(picture.markers, scene.charset, places, scene.language, changed) + picture.keys
     # A key is known by its marker and its meaning: "(old)" of a tensor and
-    # of a module are two. One that names places is said each time.
-    told = place_markers(scene.charset, scene.language)
-    keys = [key for key in keys if key[0] in told or _key_id(key) not in omit_keys]
-    notes = list(dict.fromkeys(scene.notes + picture.notes))  # each said once
+    # of a module are two, and "[✗ freed]" is said again when the backwards
+    # it names are others. A standing note is known by its words.
+    keys = [key for key in keys if _key_id(key) not in omit_keys]
+    notes = [
+        note for note in dict.fromkeys(scene.notes + picture.notes)  # each said once
+        if note not in scene.standing or _note_id(note) not in omit_keys
+    ]
     legend, legend_spans = legend_lines(keys, notes, scene.width)
     lines = list(picture.lines)
     spans = [list(s) for s in picture.spans]
@@ -175,12 +180,16 @@ def _finish(picture: Picture, scene: Scene, omit_keys: frozenset[str] = frozense
         width=scene.width,
         anchors=anchors,
         edges=edges,
-        keys=tuple(_key_id(key) for key in keys),
+        keys=tuple(_key_id(key) for key in keys) + tuple(_note_id(n) for n in notes if n in scene.standing),
     )
 
 
 def _key_id(key: tuple[str, str, str]) -> str:
     return f"{key[0]}\t{key[2]}"
+
+
+def _note_id(note: str) -> str:
+    return f"note\t{note}"
 
 
 def _natural(text: str) -> tuple[Any, ...]:

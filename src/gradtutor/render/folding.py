@@ -57,7 +57,7 @@ def fold_parameters(scene: Scene) -> None:
     params = sum(len(p) for p in scene.params.values())
     transposes = sum(1 for ps in scene.params.values() for p in ps if p.transpose_id)
     extra = scene.say("folded_transposes", n=transposes, s=plural(transposes)) if transposes else ""
-    scene.notes.append(scene.say("folded", params=params, s=plural(params), transposes=extra))
+    scene.standing_note(scene.say("folded", params=params, s=plural(params), transposes=extra))
 
 
 def _is_lone_transpose(index: GraphIndex, node_id: str, param_id: str) -> bool:

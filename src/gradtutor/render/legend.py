@@ -61,13 +61,6 @@ def marker_keys(
     return [(shown, style, text) for key, shown, style, text in table if key in markers]
 
 
-def place_markers(charset: Charset, language: str = "en") -> frozenset[str]:
-    """The markers whose meaning names places (the backward that freed a node,
-    the lines that changed it): explained again each time, the places change."""
-    words = marks(language)
-    return frozenset({f"[{charset.cross}{words[FREED]}]", f"[{words[CHANGED]}]"})
-
-
 def legend_lines(
     keys: list[tuple[str, str, str]], notes: list[str], width: int
 ) -> tuple[list[str], list[list[Span]]]:

@@ -36,6 +36,9 @@ class Scene:
     params: dict[str, list[Param]] = field(default_factory=dict)  # op id -> folded params
     folded_edges: list[tuple[str, str]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    # Notes on how the picture draws things (a module as one node, folded
+    # parameters, a list for a graph): said the first time, as a marker's key is.
+    standing: set[str] = field(default_factory=set)
     suffixes: dict[str, str] = field(default_factory=dict)  # id -> " #2" for look-alike nodes
     all_nodes: dict[str, Node] = field(default_factory=dict)  # drawn and folded ones
     show_none_saved: bool = False
@@ -51,6 +54,11 @@ class Scene:
     def say(self, key: str, **fields: object) -> str:
         """The legend's or a note's words in the drawing's language."""
         return say(self.language, key, **fields)
+
+    def standing_note(self, note: str) -> None:
+        """A note on how the picture draws something (see ``standing``)."""
+        self.notes.append(note)
+        self.standing.add(note)
 
     def text(self, node_id: str, max_width: int | None = None) -> NodeText:
         """The node's words, cut to ``max_width`` cells (default: the drawing width)."""
@@ -150,7 +158,7 @@ def make_scene(
     words = marks(language)
     for m in modules:
         label = m.label + (words["dropped"] if m.dropped else words["old"] if m.former_names else "")
-        scene.notes.append(scene.say("module", label=label, detail=_module_size(scene, m.detail, m.dropped)))
+        scene.standing_note(scene.say("module", label=label, detail=_module_size(scene, m.detail, m.dropped)))
     return scene
 
 
