@@ -588,6 +588,10 @@ class CallObserver(TorchFunctionMode):
         step: ``drop(proj(x))``'s result is as cut off as ``proj(x)``'s (in
         eval mode the dropout returned its input itself, which was told).
         Keyword arguments count: F.layer_norm passes its weight as one."""
+        # (an index or a mask never has a graph: no_grad is not why it has none)
+        results = [t for t in _tensors_in(out) if t.is_floating_point() or t.is_complex()]
+        if not results:
+            return  # (no_grad's own torch._C._set_grad_enabled, an optimizer's reads)
         made = self._no_grad_made
         if any(
             t.requires_grad or (ref := made.get(id(t))) is not None and ref() is t
@@ -595,12 +599,10 @@ class CallObserver(TorchFunctionMode):
         ):
             if len(made) > 4096:
                 made.clear()  # (forgetting only risks not telling a result made from a forgotten one)
-            for t in _tensors_in(out):
-                # (an index or a mask never has a graph: no_grad is not why it has none)
-                if t.is_floating_point() or t.is_complex():
-                    ref = weakref.ref(t)
-                    made[id(t)] = ref
-                    self.add_record(DetachRecord(self.context.line, "no_grad", ref))
+            for t in results:
+                ref = weakref.ref(t)
+                made[id(t)] = ref
+                self.add_record(DetachRecord(self.context.line, "no_grad", ref))
 
     def _tag_outputs(self, out: Any) -> None:
         if isinstance(out, torch.Tensor):
