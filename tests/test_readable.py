@@ -309,6 +309,17 @@ def test_what_a_legend_told_once_is_not_told_again_in_the_same_words():
     assert sum("freed]" in line for line in lines) > 10 * len(freed)  # drawn many times
 
 
+def test_an_old_tensor_is_said_to_be_drawn_for_a_result_in_the_graph_not_in_the_picture():
+    """makemore's second round draws ``emb (old)``, kept by the last round's h,
+    without that h (it is unchanged since the last picture): the key of
+    "(old)" must not say the result is in the picture."""
+    steps = steps_of(explain_text(CORPUS / "makemore_mlp.py"))
+    [step] = [s for s in steps if s[0].startswith("-- line 75, run 2") or s[0].startswith("── line 75, run 2")]
+    text = "\n".join(step)
+    assert "emb (old)" in text and "= h" not in text
+    assert "because a result still in the graph was computed from it" in " ".join(text.split())
+
+
 def test_a_parameter_a_loop_variable_let_go_of_is_drawn_by_its_path(program):
     path = program("""
         import torch

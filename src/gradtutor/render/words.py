@@ -90,9 +90,10 @@ WORDS: dict[str, dict[str, str]] = {
         "called again and again), drawn as one ({hint} draws them all)",
         "dual": "a dual tensor of forward-mode AD: its tangent (a derivative) travels forward with its value; "
         "the tangent is not part of this picture, which is the graph backward runs through",
-        "old": "the name now means another tensor; this one is drawn because a result in the picture was computed from it",
-        "old_module": "the name now means another module; this one is drawn because a result in the picture was computed "
-        "from its parameters, not the new module's",
+        "old": "the name now means another tensor; this one is drawn because a result still in the graph was computed "
+        "from it",
+        "old_module": "the name now means another module; this one is drawn because a result still in the graph was "
+        "computed from its parameters, not the new module's",
         "dropped": "nothing uses it any more: shown this once, gone at the next step",
         "band": "a line that leaves a band at (a) goes on from (a) in the next band",
         "ref": "what it was computed from: each of those is an entry above it",
@@ -162,8 +163,8 @@ WORDS: dict[str, dict[str, str]] = {
         "same_picture": "（计算图画出来和上一张图一样）",
         "fold": "{dots} n {times} {dots}：同样几行代码反复生成的 {nodes} 个节点（循环，或被一次次调用的函数），画成一个（{hint} 画出全部）",
         "dual": "前向模式自动微分的对偶张量：它的切向量（导数）随值一起向前传播；切向量不在这张图里，这张图是反向传播经过的计算图",
-        "old": "这个名字现在指向另一个张量；画出这个张量，是因为图中的某个结果由它算出",
-        "old_module": "这个名字现在指向另一个模块；画出原模块，是因为图中的某个结果由它的参数（而不是新模块的参数）算出",
+        "old": "这个名字现在指向另一个张量；画出这个张量，是因为计算图中仍有某个结果由它算出",
+        "old_module": "这个名字现在指向另一个模块；画出原模块，是因为计算图中仍有某个结果由它的参数（而不是新模块的参数）算出",
         "dropped": "已经没有任何东西用到它：只显示这一次，下一步就消失",
         "band": "在 (a) 处离开一段的线，从下一段的 (a) 处继续",
         "ref": "计算它所用的节点：每一个都在它上方单独列出",
