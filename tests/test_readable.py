@@ -309,6 +309,16 @@ def test_what_a_legend_told_once_is_not_told_again_in_the_same_words():
     assert sum("freed]" in line for line in lines) > 10 * len(freed)  # drawn many times
 
 
+def test_an_explanation_is_given_once_in_the_same_words():
+    """The accumulation loop's rounds 2 and 3 add to the gradients at the same
+    line: both say so, the second without the paragraph the first gave. Each
+    line that accumulates (27, 42, 58) gets its own paragraph: other words."""
+    text = " ".join(explain_text(CORPUS / "grad_accumulation.py").split())
+    paragraph = re.findall(r"Line (\d+) ran backward while \d+ parameters of model already held gradients", text)
+    assert sorted(paragraph) == ["27", "42", "58"]
+    assert text.count("model's gradients were added to, not replaced") > len(paragraph)
+
+
 def test_an_old_tensor_is_said_to_be_drawn_for_a_result_in_the_graph_not_in_the_picture():
     """makemore's second round draws ``emb (old)``, kept by the last round's h,
     without that h (it is unchanged since the last picture): the key of

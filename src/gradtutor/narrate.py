@@ -6,7 +6,7 @@ front ends print what these functions return.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Collection, Iterable, Iterator, Sequence
 
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
@@ -405,6 +405,7 @@ class Narrator:
         self.last_frame: Any = None  # the frame whose names the last drawing had
         self.last_in_frame: dict[Any, Graph] = {}  # the graph last seen from each frame
         self.explained: set[str] = set()  # legend keys shown already
+        self.told: set[str] = set()  # the explanations of events given already, word for word
         # The nodes changed since the last picture that look as they did (told
         # changed in place: ``changed_names``), and the modules made or changed
         # with no picture drawn: the next picture draws them, never "unchanged
@@ -428,7 +429,18 @@ class Narrator:
         ]
 
     def events(self, step: Step) -> list[RenderableType]:
-        return [indented(note_renderable(n, ascii=self.options.ascii)) for n in self.notes(step)]
+        """The step's events, each with its explanation the first time those
+        words would be said (a loop's second and third rounds tell the same
+        accumulation at the same line: its title says it again, not its
+        paragraph); other words (another line, another backward) are said."""
+        out: list[RenderableType] = []
+        for note in self.notes(step):
+            if note.text in self.told:
+                note = replace(note, text="")
+            elif note.text:
+                self.told.add(note.text)
+            out.append(indented(note_renderable(note, ascii=self.options.ascii)))
+        return out
 
     def grad_change_lines(self, step: Step) -> list[str]:
         """``x.grad: [4.] → [8.]``, one line per gradient the step changed."""
