@@ -55,6 +55,8 @@ def _frame_key(frame: FrameType) -> int:
     """What the tutor keys a running frame's state by. Module-level code
     shares one namespace across shell inputs: its key is that namespace."""
     return id(frame.f_globals) if frame.f_code.co_name == "<module>" else id(frame)
+
+
 class _CodeKey:
     """A code object in the engine's tables (statement counts, what each
     statement showed): equal as code objects are, with its hash computed
@@ -909,9 +911,7 @@ class Engine:
                 # A loop step that called no torch function, raised nothing and
                 # bound no tensor: nothing to report, so nothing to compute.
                 # (It may have bound a global to another tensor.)
-                self._unshown.hidden += 1
-                self._hidden_total += 1
-                self.snapshotter.hidden_step(state.key)
+                self._count_hidden(state.key, (), ())
                 self._globals_after(state, frame)
                 return
             self._scope_types.pop(state.key, None)
@@ -942,7 +942,6 @@ class Engine:
                 repeat = self._repeat(state, stmt.start, tracker, scope, namespace, records, iteration)
                 if repeat is True:
                     state.plain = False
-                    self.snapshotter.hidden_step(state.key)
                     self._grads_hidden(records)
                     self._remember_types(state, own)
                     self._globals_after(state, frame)
@@ -984,8 +983,7 @@ class Engine:
             where = (state.code_key, stmt.start)
             hidden = likely_hidden and not output and self._seen_before(where, events, signatures)
             if hidden:
-                self._count_hidden(events, signatures)
-                self.snapshotter.hidden_step(state.key)
+                self._count_hidden(state.key, events, signatures)
                 if records:
                     self._grads_hidden(records)
                 if isinstance(repeat, tuple):
@@ -1074,7 +1072,7 @@ class Engine:
             # example of its own: only the counts go up)
             and all(sig in self._unshown.repeated for e, sig in zip(last.events, last.signatures) if _worth_repeating(e))
         ):
-            self._count_hidden(last.events, last.signatures)
+            self._count_hidden(state.key, last.events, last.signatures)
             return True
         return found
 
@@ -1123,13 +1121,15 @@ class Engine:
             where[1], [name for name, _, _ in tags],
             {name: (t, tag.node_id if tag is not None else None) for name, t, _, tag in rebound},
         )
-        self._count_hidden(kept.events, kept.signatures)
+        self._count_hidden(state.key, kept.events, kept.signatures)
         return True
 
-    def _count_hidden(self, events: Any, signatures: Any) -> None:
-        """A hidden step: counted, and its events that a note says happened again."""
+    def _count_hidden(self, frame_key: int, events: Any, signatures: Any) -> None:
+        """A hidden step of the frame ``frame_key``: counted, with its events
+        that a note says happened again; its next snapshot knows steps ran unseen."""
         self._unshown.hidden += 1
         self._hidden_total += 1
+        self.snapshotter.hidden_step(frame_key)
         for event, signature in zip(events, signatures):
             if _worth_repeating(event):
                 _count(self._unshown.repeated, signature, event)
@@ -1520,6 +1520,8 @@ def _suspended(frame: FrameType) -> bool:
 
 
 _BACKWARD_JUMPS = {dis.opmap[name] for name in ("JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT") if name in dis.opmap}
+
+
 def _landing(key: _CodeKey, lasti: int) -> int:
     """Where a "line" event puts the frame. Python 3.13 reports the line event
     of a backward jump at the jump itself, earlier versions at its target:
