@@ -911,7 +911,7 @@ class Engine:
                 # A loop step that called no torch function, raised nothing and
                 # bound no tensor: nothing to report, so nothing to compute.
                 # (It may have bound a global to another tensor.)
-                self._count_hidden(state.key, (), ())
+                self._count_hidden(state.key, ())
                 self._globals_after(state, frame)
                 return
             self._scope_types.pop(state.key, None)
@@ -983,17 +983,16 @@ class Engine:
             where = (state.code_key, stmt.start)
             hidden = likely_hidden and not output and self._seen_before(where, events, signatures)
             if hidden:
-                self._count_hidden(state.key, events, signatures)
+                repeats = _repeats(events, signatures)
+                self._count_hidden(state.key, repeats)
                 if records:
                     self._grads_hidden(records)
                 if isinstance(repeat, tuple):
                     runs = self._hidden_runs.setdefault(state.key, repeat_steps.FrameRuns())
-                    runs.keep(where, repeat, repeat_steps.remember(repeat, events, signatures))
+                    runs.keep(where, repeat, repeat_steps.remember(repeat, repeats))
                 elif isinstance(repeat, repeat_steps.RebindingKey) and repeat.told_by(events):
                     runs = self._hidden_runs.setdefault(state.key, repeat_steps.FrameRuns())
-                    runs.keep_rebinding(
-                        where, repeat_steps.Rebinding(repeat.names, repeat.found, tuple(events), tuple(signatures))
-                    )
+                    runs.keep_rebinding(where, repeat_steps.Rebinding(repeat.names, repeat.found, repeats))
                 self._remember_types(state, own)
                 return
             self._shown.setdefault(where, set()).update(signatures)
@@ -1070,9 +1069,9 @@ class Engine:
             last is not None and found is not None and last.repeated_by(*found)
             # (each event already counted since the last shown step, with an
             # example of its own: only the counts go up)
-            and all(sig in self._unshown.repeated for e, sig in zip(last.events, last.signatures) if _worth_repeating(e))
+            and all(sig in self._unshown.repeated for sig, _ in last.repeats)
         ):
-            self._count_hidden(state.key, last.events, last.signatures)
+            self._count_hidden(state.key, last.repeats)
             return True
         return found
 
@@ -1096,19 +1095,22 @@ class Engine:
         named = {tag.node_id for _, _, tag in tags if tag is not None}
         previous_run = tracker.after_statement.get(where[1], {})
         params_of = params_once(scope)
-        outcome = []
+        names: list[str] = []
+        outcome: list[tuple[bool, bool]] = []
         for name, _, old, tag in rebound:
             node = tag.node_id if tag is not None else None
             in_graph = old_still_in_graph(old, named, reach, tracker, params_of)
             growing = node is not None and node != old.node and grew(name, node, iteration, previous_run, reach)
+            names.append(name)
             outcome.append((in_graph, growing))
-        key = repeat_steps.RebindingKey(tuple(name for name, *_ in rebound), tuple(outcome))
         runs = self._hidden_runs.get(state.key)
         kept = runs.rebinding(where) if runs is not None else None
-        if kept is None or (kept.names, kept.found) != (key.names, key.found) or not all(
-            sig in self._unshown.repeated for e, sig in zip(kept.events, kept.signatures) if _worth_repeating(e)
+        repeated = self._unshown.repeated
+        if (
+            kept is None or kept.found != tuple(outcome) or kept.names != tuple(names)
+            or not all(sig in repeated for sig, _ in kept.repeats)
         ):
-            return key
+            return repeat_steps.RebindingKey(tuple(names), tuple(outcome))
         # A repeat: the names as the detection leaves them (each one's tensor
         # and node, the node each one bound anew holds after this statement),
         # and the names nodes lost, as a lite snapshot leaves them.
@@ -1121,19 +1123,19 @@ class Engine:
             where[1], [name for name, _, _ in tags],
             {name: (t, tag.node_id if tag is not None else None) for name, t, _, tag in rebound},
         )
-        self._count_hidden(state.key, kept.events, kept.signatures)
+        self._count_hidden(state.key, kept.repeats)
         return True
 
-    def _count_hidden(self, frame_key: int, events: Any, signatures: Any) -> None:
+    def _count_hidden(self, frame_key: int, repeats: tuple[tuple[tuple[Any, ...], Event], ...]) -> None:
         """A hidden step of the frame ``frame_key``: counted, with its events
-        that a note says happened again; its next snapshot knows steps ran unseen."""
+        that a note says happened again (``repeats``: see ``_repeats``); its
+        next snapshot knows steps ran unseen."""
         self._unshown.hidden += 1
         self._hidden_total += 1
         self.snapshotter.hidden_step(frame_key)
-        for event, signature in zip(events, signatures):
-            if _worth_repeating(event):
-                _count(self._unshown.repeated, signature, event)
-                _count(self._repeated_total, signature, event)
+        for signature, event in repeats:
+            _count(self._unshown.repeated, signature, event)
+            _count(self._repeated_total, signature, event)
 
     def _failed_observing(self, state: _Frame, line: int, events: list[Event]) -> list[Event]:
         """The observer failed during this step (see ``CallObserver._recover``):
@@ -1416,6 +1418,12 @@ def _count(into: dict[tuple[Any, ...], list[Any]], signature: tuple[Any, ...], e
         into[signature] = [event, 1]
     else:
         entry[1] += 1
+
+
+def _repeats(events: list[Event], signatures: list[tuple[Any, ...]]) -> tuple[tuple[tuple[Any, ...], Event], ...]:
+    """(signature, event) of each of a hidden step's events that a note says
+    happened again (see ``_worth_repeating``)."""
+    return tuple((signature, event) for event, signature in zip(events, signatures) if _worth_repeating(event))
 
 
 def _worth_repeating(event: Event) -> bool:

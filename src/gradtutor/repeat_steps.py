@@ -73,8 +73,9 @@ class HiddenRun:
     # The objects the fingerprint names by identity, weakly: a repeat must
     # meet these very objects again, alive.
     objects: tuple[weakref.ref[Any], ...]
-    events: tuple[Event, ...]
-    signatures: tuple[tuple[Any, ...], ...]
+    # What the run said that a note counts again: (signature, event) of each
+    # of its events worth repeating (see ``Engine._count_hidden``).
+    repeats: tuple[tuple[tuple[Any, ...], Event], ...]
 
     def repeated_by(self, fingerprint: tuple[Any, ...], objects: list[Any]) -> bool:
         return (
@@ -90,12 +91,11 @@ class Rebinding:
     changed nothing of its frame's names but binding some anew (``y = y *
     2``, ``loss = ...``): which names, and of each, whether what it held is
     still in the graph and whether the graph it holds grew from the last
-    run's (``found``); what the run said."""
+    run's (``found``); what the run said that a note counts again."""
 
     names: tuple[str, ...]
     found: tuple[tuple[bool, bool], ...]
-    events: tuple[Event, ...]
-    signatures: tuple[tuple[Any, ...], ...]
+    repeats: tuple[tuple[tuple[Any, ...], Event], ...]  # as HiddenRun's
 
 
 @dataclass(frozen=True)
@@ -306,6 +306,8 @@ def fingerprint(records: list[Any], namespace: Mapping[str, Any]) -> tuple[tuple
     return tuple(parts), objects
 
 
-def remember(fingerprinted: tuple[tuple[Any, ...], list[Any]], events: list[Event], signatures: list[tuple[Any, ...]]) -> HiddenRun:
+def remember(
+    fingerprinted: tuple[tuple[Any, ...], list[Any]], repeats: tuple[tuple[tuple[Any, ...], Event], ...]
+) -> HiddenRun:
     found, objects = fingerprinted
-    return HiddenRun(found, tuple(weakref.ref(obj) for obj in objects), tuple(events), tuple(signatures))
+    return HiddenRun(found, tuple(weakref.ref(obj) for obj in objects), repeats)
