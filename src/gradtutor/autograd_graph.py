@@ -519,16 +519,51 @@ class TagRegistry:
         Tests check this against torch. (A backward that failed part-way:
         see ``mark_freed_before_failure``.)
         """
-        nodes, ran = _nodes_run(grad_fns, inputs)
         freed = 0
+        targets = list(inputs)
+        if not targets:
+            # Every node reachable ran: walked on the tags, which mirror the
+            # graph's edges (tag_graph tags every node below the roots).
+            for tag in walk_tags(self._root_tags(grad_fns)):
+                if not tag.is_leaf and tag.saved == SAVED_PRESENT:  # type: ignore[union-attr]
+                    tag.saved = SAVED_FREED  # type: ignore[union-attr]
+                    tag.freed_by = by  # type: ignore[union-attr]
+                    freed += 1
+            return freed
+        nodes, ran = _nodes_run(grad_fns, targets)
         for node in nodes:
-            tag = self.tag_of(node) or self.tag_graph(node, UNKNOWN_ORIGIN)
-            if tag is None or tag.saved != SAVED_PRESENT or id(node) not in ran:
+            found = self.tag_of(node) or self.tag_graph(node, UNKNOWN_ORIGIN)
+            if found is None or found.saved != SAVED_PRESENT or id(node) not in ran:
                 continue
-            tag.saved = SAVED_FREED
-            tag.freed_by = by
+            found.saved = SAVED_FREED
+            found.freed_by = by
             freed += 1
         return freed
+
+    def _root_tags(self, grad_fns: Iterable[Any]) -> list[NodeTag | LeafTag]:
+        return [tag for fn in grad_fns if fn is not None and (tag := self.tag_graph(fn, UNKNOWN_ORIGIN)) is not None]
+
+    def reachable_leaves(self, grad_fns: Iterable[Any]) -> list[torch.Tensor]:
+        """Leaf tensors reachable from ``grad_fns`` (the ones a backward may
+        write ``.grad`` to), found on the tags (every node below them is tagged)."""
+        # (In the order a walk of the nodes meets them: depth first, each
+        # node's inputs in order. A tag's children are its node's inputs.)
+        leaves: dict[int, torch.Tensor] = {}
+        seen: set[int] = set()
+        stack = self._root_tags(grad_fns)
+        while stack:
+            tag = stack.pop()
+            if tag.serial in seen:
+                continue
+            seen.add(tag.serial)
+            for child in tag.children:
+                if child.is_leaf:
+                    t = child.ref()  # type: ignore[union-attr]
+                    if t is not None:
+                        leaves.setdefault(id(t), t)
+                elif child.serial not in seen:
+                    stack.append(child)
+        return list(leaves.values())
 
     def mark_freed_before_failure(
         self,
@@ -722,16 +757,6 @@ def _nodes_run(grad_fns: Iterable[Any], inputs: Iterable[Any]) -> tuple[list[Any
     nodes = list(iter_nodes(grad_fns))
     targets = {id(t) for t in inputs}
     return nodes, _nodes_leading_to(nodes, targets) if targets else {id(n) for n in nodes}
-
-
-def reachable_leaves(grad_fns: Iterable[Any]) -> list[torch.Tensor]:
-    """Leaf tensors reachable from ``grad_fns`` (the ones a backward may write ``.grad`` to)."""
-    leaves: dict[int, torch.Tensor] = {}
-    for node in iter_nodes(grad_fns):
-        for child, _ in node.next_functions:
-            if child is not None and is_accumulate(child):
-                leaves[id(child.variable)] = child.variable
-    return list(leaves.values())
 
 
 class Reach:

@@ -530,7 +530,10 @@ class CallObserver(TorchFunctionMode):
             # untraced as a handler's work is. (A tensor whose node this
             # registry tagged already, the usual case, needs nothing.)
             if isinstance(out, torch.Tensor):
-                fn = ag.grad_fn_of(out)
+                try:
+                    fn = out.grad_fn  # (ag.grad_fn_of, inline: a call here is a traced call)
+                except RuntimeError:
+                    return out
                 if fn is None or id(fn.metadata) in self._node_tags:
                     return out
             elif not isinstance(out, (tuple, list)):
@@ -665,7 +668,7 @@ class CallObserver(TorchFunctionMode):
         before = []
         if api == "backward":
             with ag.hidden_from_user_modes():
-                grads = [(leaf, leaf.grad) for leaf in ag.reachable_leaves(grad_fns)]
+                grads = [(leaf, leaf.grad) for leaf in self.registry.reachable_leaves(grad_fns)]
                 zeroed = {id(g) for _, g in grads if g is not None and not bool(g.any())}
             for leaf, g in grads:
                 # A gradient that was zeroed (x.grad.zero_()) and is then added
