@@ -524,8 +524,15 @@ class TagRegistry:
         if not targets:
             # Every node reachable ran: walked on the tags, which mirror the
             # graph's edges (tag_graph tags every node below the roots).
-            for tag in walk_tags(self._root_tags(grad_fns)):
-                if not tag.is_leaf and tag.saved == SAVED_PRESENT:  # type: ignore[union-attr]
+            seen: set[int] = set()
+            stack = self._root_tags(grad_fns)
+            while stack:
+                tag = stack.pop()
+                if tag.is_leaf or tag.serial in seen:
+                    continue
+                seen.add(tag.serial)
+                stack.extend(tag.children)
+                if tag.saved == SAVED_PRESENT:  # type: ignore[union-attr]
                     tag.saved = SAVED_FREED  # type: ignore[union-attr]
                     tag.freed_by = by  # type: ignore[union-attr]
                     freed += 1
@@ -838,9 +845,10 @@ def walk_tags(roots: Iterable[NodeTag | LeafTag]) -> list[NodeTag | LeafTag]:
     stack = list(roots)
     while stack:
         tag = stack.pop()
-        if tag.serial in seen:
+        serial = tag.serial
+        if serial in seen:
             continue
-        seen.add(tag.serial)
+        seen.add(serial)
         out.append(tag)
-        stack.extend(c for c in tag.children if c.serial not in seen)
+        stack.extend(tag.children)  # (those seen already are passed over when taken)
     return out
