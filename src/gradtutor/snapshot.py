@@ -140,33 +140,31 @@ class StepNames(Mapping[str, Any]):
     question a step asks of its names (events, snapshot) shares one pass
     over a namespace that may hold hundreds of names."""
 
-    __slots__ = ("_names", "_scan")
+    __slots__ = ("names", "_scan", "get")
 
     def __init__(self, names: Mapping[str, Any]) -> None:
-        self._names = names
+        self.names = names  # (what it reads: for loops that look up many names)
         self._scan: NameScan | None = None
+        self.get = names.get  # type: ignore[method-assign]  # (the mapping's own: no Python call in between)
 
     def __getitem__(self, name: str) -> Any:
-        return self._names[name]
+        return self.names[name]
 
     def __contains__(self, name: object) -> bool:
-        return name in self._names
-
-    def get(self, name: str, default: Any = None) -> Any:
-        return self._names.get(name, default)
+        return name in self.names
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._names)
+        return iter(self.names)
 
     def __len__(self) -> int:
-        return len(self._names)
+        return len(self.names)
 
     def items(self) -> Any:
-        return self._names.items()
+        return self.names.items()
 
     def scan(self) -> NameScan:
         if self._scan is None:
-            self._scan = NameScan(self._names)
+            self._scan = NameScan(self.names)
         return self._scan
 
 
@@ -610,6 +608,8 @@ class Snapshotter:
         another object (drawn ``x (old)``). Not a name deleted, one that went
         out of scope with its function, one of another frame, nor one whose
         tensor was changed in place (same object, new autograd node)."""
+        if isinstance(namespace, StepNames):
+            namespace = namespace.names  # (its own lookups, not a Python method's per name)
         before = self._bound.get(frame_key, {})
         # Changed where it is kept when remembered (no copy of a table that a
         # long loop makes long), else on a copy.
