@@ -39,7 +39,7 @@ from gradtutor.model import HIDDEN_GLOBAL, Event, Snapshot, Step
 from gradtutor.grads_seen import GradsSeen
 from gradtutor.observer import CallObserver, DetachRecord, LineContext
 from gradtutor.plain_calls import PlainCalls, QuietFunction, carries_tensors
-from gradtutor.snapshot import Snapshotter, StepNames, is_tracked_name, scan_names
+from gradtutor.snapshot import ScanLayouts, Snapshotter, StepNames, is_tracked_name, scan_names
 from gradtutor.source_index import SourceIndex, StatementInfo
 from gradtutor.tracebacks import OVERRIDES_FILE, exception_text, format_user_traceback, is_tutor_file
 from gradtutor.tracing import _gettrace, _settrace, make_tracer
@@ -254,6 +254,7 @@ class Engine:
         # Per frame: the type of each name's value when a step last changed
         # nothing (see _nothing_happened).
         self._scope_types: dict[Any, tuple[tuple[str, ...], tuple[int, ...]]] = {}
+        self._layouts = ScanLayouts()  # per frame: the layout of its last step's scan of its names
         self._frames: dict[int, _Frame] = {}
         self._stack: list[_Frame] = []
         self._trackers: dict[int, NameTracker] = {}
@@ -846,6 +847,7 @@ class Engine:
             _stop_observing_again(self.observer)
         self._frames.pop(state.key, None)
         self._scope_types.pop(state.key, None)
+        self._layouts.forget(state.key)
         if not state.is_module:
             self._forget_frame(state.key)
         self._leave_frame(state)
@@ -853,6 +855,7 @@ class Engine:
     def _forget_frame(self, key: int) -> None:
         """Drop what the tutor keeps of a function's frame (its key, an id, may come back)."""
         self._scope_types.pop(key, None)
+        self._layouts.forget(key)
         self._trackers.pop(key, None)
         self._hidden_runs.pop(key, None)
         self.snapshotter.forget_frame(key)
@@ -903,7 +906,7 @@ class Engine:
             self._orphan_output = output
             # (A function's f_locals is made anew on each read: read it once.)
             own = frame.f_globals if state.is_module else frame.f_locals
-            scope = StepNames(own)
+            scope = StepNames(own, self._layouts, state.key)
             if (
                 iteration > self.max_iterations and not output and not carries_tensors(returning)
                 and self._nothing_happened(own, scope, state)

@@ -93,30 +93,72 @@ def _modules_self_holds(obj: Any) -> list[tuple[str, torch.nn.Module]]:
     return [(f"self.{key}", value) for key, value in attrs.items() if isinstance(value, torch.nn.Module)]
 
 
+_TENSOR, _MODULE, _SEQUENCE = 0, 1, 2  # kinds of name in a scan's layout
+
+
+class ScanLayouts:
+    """The layout of each frame's last scan (see ``NameScan``), with the
+    names and the types of their values it was made from: a loop's step
+    finds the same names holding values of the same types, and its scan
+    looks only at the names the tutor tracks. (Ids of types, so no class of
+    the user's is kept alive.)"""
+
+    def __init__(self) -> None:
+        self._layouts: dict[Any, tuple[tuple[str, ...], tuple[int, ...], tuple[tuple[str, int], ...]]] = {}
+
+    def scan(self, names: Mapping[str, Any], frame_key: Any) -> NameScan:
+        keys = tuple(names)
+        types = tuple(map(id, map(type, names.values())))
+        known = self._layouts.get(frame_key)
+        if known is not None and known[0] == keys and known[1] == types:
+            return NameScan(names, known[2])
+        scan = NameScan(names)
+        self._layouts[frame_key] = (keys, types, scan.layout)
+        return scan
+
+    def forget(self, frame_key: Any) -> None:
+        self._layouts.pop(frame_key, None)
+
+
 class NameScan:
     """The tracked names of a namespace that the tutor looks at, by kind, in
     the namespace's order: tensors, modules, and short tuples and lists
     (which may hold tensors: an LSTM's ``hidden``)."""
 
-    __slots__ = ("tensors", "modules", "sequences", "tensors_and_modules", "_parts")
+    __slots__ = ("tensors", "modules", "sequences", "tensors_and_modules", "_parts", "layout")
 
-    def __init__(self, namespace: Mapping[str, Any]) -> None:
+    def __init__(self, namespace: Mapping[str, Any], layout: tuple[tuple[str, int], ...] | None = None) -> None:
+        """``layout``: the kinds of the names by their values' types (see
+        ``layout``), known from a scan of the same names holding values of
+        the same types: only what each value itself decides is looked at."""
         tensors: list[tuple[str, torch.Tensor]] = []
         modules: list[tuple[str, torch.nn.Module]] = []
         sequences: list[tuple[str, Any]] = []
         both: list[tuple[str, Any]] = []
-        for name, value in namespace.items():
-            if type(value) in _NEVER_TRACKED or name[:1] == "_" and not is_tracked_name(name):
-                continue
-            if isinstance(value, torch.Tensor):
+        kinds: list[tuple[str, int]] = []
+        if layout is None:
+            for name, value in namespace.items():
+                if type(value) in _NEVER_TRACKED or name[:1] == "_" and not is_tracked_name(name):
+                    continue
+                if isinstance(value, torch.Tensor):
+                    kinds.append((name, _TENSOR))
+                elif isinstance(value, torch.nn.Module):
+                    kinds.append((name, _MODULE))
+                elif type(value) in (tuple, list):
+                    kinds.append((name, _SEQUENCE))
+            layout = tuple(kinds)
+        self.layout = layout
+        for name, kind in layout:
+            value = namespace[name]
+            if kind is _TENSOR:
                 if value._is_view() and not ag.graph_readable(value):
                     continue  # (a view torch no longer gives a node: see ag.graph_readable)
                 tensors.append((name, value))
                 both.append((name, value))
-            elif isinstance(value, torch.nn.Module):
+            elif kind is _MODULE:
                 modules.append((name, value))
                 both.append((name, value))
-            elif type(value) in (tuple, list) and len(value) <= 8:
+            elif len(value) <= 8:
                 sequences.append((name, value))
         held = _modules_self_holds(namespace.get("self"))
         modules += held
@@ -140,12 +182,14 @@ class StepNames(Mapping[str, Any]):
     question a step asks of its names (events, snapshot) shares one pass
     over a namespace that may hold hundreds of names."""
 
-    __slots__ = ("names", "_scan", "get")
+    __slots__ = ("names", "_scan", "get", "_layouts", "_frame_key")
 
-    def __init__(self, names: Mapping[str, Any]) -> None:
+    def __init__(self, names: Mapping[str, Any], layouts: ScanLayouts | None = None, frame_key: Any = None) -> None:
         self.names = names  # (what it reads: for loops that look up many names)
         self._scan: NameScan | None = None
         self.get = names.get  # type: ignore[method-assign]  # (the mapping's own: no Python call in between)
+        self._layouts = layouts  # (the frame's last scan's layout, kept there)
+        self._frame_key = frame_key
 
     def __getitem__(self, name: str) -> Any:
         return self.names[name]
@@ -164,7 +208,8 @@ class StepNames(Mapping[str, Any]):
 
     def scan(self) -> NameScan:
         if self._scan is None:
-            self._scan = NameScan(self.names)
+            layouts = self._layouts
+            self._scan = NameScan(self.names) if layouts is None else layouts.scan(self.names, self._frame_key)
         return self._scan
 
 
