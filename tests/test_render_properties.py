@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from rich.cells import cell_len
 
@@ -249,8 +249,29 @@ def src_names(graph: Graph, node_id: str) -> list[str]:
     return [token(node)]
 
 
+# Found by hypothesis: the "▲ also from" under L3's label sat right above the
+# blank after L5's label, where L5's lines leave it, and read as L5's edge
+# up into L3.
+_ARROWHEAD_ABOVE_A_PORT = Graph(
+    (
+        Node("n0", "op", "L0", former_names=("old0",), saved=SAVED_PRESENT),
+        Node("n1", "op", "L1", former_names=("old1",), step=2, has_grad=True),
+        Node("n2", "op", "L2", saved=SAVED_PRESENT),
+        Node("n3", "op", "L3", names=("v3",), saved=SAVED_PRESENT),
+        Node("n4", "leaf", "L4", names=("v4",), step=1, saved=SAVED_PRESENT),
+        Node("n5", "op", "L5", former_names=("old5",), saved=SAVED_FREED, has_grad=True),
+        Node("n6", "op", "L6", saved=SAVED_PRESENT),
+        Node("n7", "op", "L7", saved=SAVED_PRESENT),
+    ),
+    tuple(Edge(s, d) for s, d in [
+        ("n0", "n1"), ("n0", "n3"), ("n4", "n5"), ("n1", "n5"), ("n1", "n3"), ("n0", "n7"), ("n2", "n3"), ("n0", "n4"),
+    ]),
+)
+
+
 @settings(max_examples=300, deadline=None)
 @given(small_dags(), st.integers(40, 120))
+@example(_ARROWHEAD_ABOVE_A_PORT, 87)
 def test_statement_level_draws_every_node_once_and_every_edge(graph: Graph, width: int) -> None:
     for charset in ("unicode", "ascii"):
         check(graph, width, "statements", charset)

@@ -327,7 +327,11 @@ class _PartLayout:
             end = start + text_width(text)
             # The cell before is the label's port (reserved) or must be blank.
             first = start if r == row else start - 1
-            if end <= self.scene.width and all(canvas.is_free(r, c) for c in range(first, end + 1)):
+            # Under the label, nothing may touch the arrowhead from below: a
+            # line, a label, or the blank after a label ending there, which
+            # would read as that label's edge up into this one.
+            clear_below = r == row or all(canvas.is_free(r + 1, c) for c in (start - 1, start))
+            if end <= self.scene.width and clear_below and all(canvas.is_free(r, c) for c in range(first, end + 1)):
                 canvas.put_text(r, start, text, REF_STYLE)
                 self.name_glyphs.append(glyph)
                 return True
