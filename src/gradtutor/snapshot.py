@@ -128,9 +128,11 @@ class NameScan:
     __slots__ = ("tensors", "modules", "sequences", "tensors_and_modules", "_parts", "layout")
 
     def __init__(self, namespace: Mapping[str, Any], layout: tuple[tuple[str, int], ...] | None = None) -> None:
-        """``layout``: the kinds of the names by their values' types (see
-        ``layout``), known from a scan of the same names holding values of
-        the same types: only what each value itself decides is looked at."""
+        """``layout``: (name, kind) of each name whose value's type makes it
+        one to look at (a tensor, a module, a tuple or list), in order; given
+        when a scan of the same names holding values of the same types made
+        it, so only what each value itself decides is looked at (a view's
+        graph, a sequence's length). Kept as ``layout``."""
         tensors: list[tuple[str, torch.Tensor]] = []
         modules: list[tuple[str, torch.nn.Module]] = []
         sequences: list[tuple[str, Any]] = []
