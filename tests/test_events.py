@@ -337,6 +337,21 @@ def test_error_non_scalar_backward(program):
     assert (error["cause"], error["line"]) == ("non-scalar-backward", 3)
 
 
+def test_error_out_argument_with_a_tensor_that_requires_grad(program):
+    doc = run(program, """
+        import torch
+        c = torch.randn(2, 3, requires_grad=True)
+        try:
+            torch.add(c, 1, out=c)
+        except RuntimeError as err:
+            print("caught")
+        with torch.no_grad():
+            torch.add(c, 1, out=c)
+    """)
+    [error] = events(doc, "error")
+    assert (error["cause"], error["line"]) == ("out-requires-grad", 4)
+
+
 def test_error_other_is_any_python_exception(program):
     doc = run(program, """
         n = 0

@@ -82,6 +82,7 @@ SAMPLES = [
     Event.make("error", 3, cause="leaf-inplace", exception="RuntimeError", message="...", name="x"),
     Event.make("error", 3, cause="no-grad-fn", exception="RuntimeError", message="..."),
     Event.make("error", 3, cause="non-scalar-backward", exception="RuntimeError", message="..."),
+    Event.make("error", 3, cause="out-requires-grad", exception="RuntimeError", message="..."),
     Event.make("error", 2, cause="other", exception="ZeroDivisionError", message="division by zero"),
 ]
 

@@ -276,7 +276,7 @@ CASES = [
                  id="matcher-unknown-kind"),
     pytest.param(lesson(run("{kind: name-bound, name: y}", "{kind: backward, loss: y}")), 11,
                  "event matcher: 'backward' events have no field 'loss'", id="matcher-field-kind-lacks"),
-    pytest.param(lesson(run("{kind: error, cause: double-backward}")), 10, "event matcher: unknown error cause 'double-backward' (known: second-backward, freed-saved-read, inplace-modified, leaf-inplace, no-grad-fn, non-scalar-backward, other)", id="matcher-unknown-error-cause"),
+    pytest.param(lesson(run("{kind: error, cause: double-backward}")), 10, "event matcher: unknown error cause 'double-backward' (known: second-backward, freed-saved-read, inplace-modified, leaf-inplace, no-grad-fn, non-scalar-backward, out-requires-grad, other)", id="matcher-unknown-error-cause"),
     pytest.param(lesson(run("{kind: warning, cause: second-backward}")), 10, "event matcher: unknown warning cause 'second-backward' (known: non-leaf-grad)", id="matcher-error-cause-on-warning"),
     pytest.param(lesson(run("{kind: backward, retain_graph: maybe}")), 10,
                  "event matcher: field 'retain_graph': expected true or false", id="matcher-value-wrong-type"),

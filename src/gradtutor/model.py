@@ -74,6 +74,7 @@ ERROR_CAUSES = (
     "leaf-inplace",
     "no-grad-fn",
     "non-scalar-backward",
+    "out-requires-grad",
     "other",
 )
 WARNING_CAUSES = ("non-leaf-grad",)

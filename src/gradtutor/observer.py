@@ -180,6 +180,7 @@ _CAUSES = (
     ("leaf-inplace", ("leaf Variable that requires grad", "a leaf Variable that requires grad")),
     ("no-grad-fn", ("does not require grad and does not have a grad_fn",)),
     ("non-scalar-backward", ("grad can be implicitly created only for scalar outputs",)),
+    ("out-requires-grad", ("arguments don't support automatic differentiation, but one of the arguments requires grad",)),
 )
 
 
