@@ -16,6 +16,15 @@ Each run is a child process that imports torch as its command would: python
 and the floor plainly, the tutor as ``gradtutor`` does (gradtutor.torch_import).
 
 Run: .venv/bin/python bench/bench_loops.py
+
+A/B, another version of the tutor against this one, on a machine whose speed
+moves between runs: ``--against DIR`` (DIR holds that version's ``src``,
+made by ``git archive REV src | tar -x -C DIR``) runs python, that version
+and this one alternately, ``--repeats N`` times (default 5), and prints for
+each the median and the minimum over the runs, and the two versions'
+ratio. Each run's figure is then the 20th percentile of its iteration
+times (less moved by a slow spell than the median), and the growing loop
+times its iterations one by one.
 """
 
 from __future__ import annotations
@@ -61,6 +70,22 @@ open(OUT, "w").write(repr(RESULT))
 """
 
 REPEATS = 5
+
+# For --against: the iterations timed one by one, each run's figure the 20th
+# percentile of them (see the module's text).
+TRAINING_AB = TRAINING.replace("[len(times[10:]) // 2]", "[len(times[10:]) // 5]")
+GROWING_AB = """
+import time, torch
+x = torch.tensor(1.0, requires_grad=True)
+y = x
+times = []
+for i in range({iterations}):
+    start = time.perf_counter()
+    y = y * 1.0001
+    times.append(time.perf_counter() - start)
+RESULT = sorted(times[100:])[len(times[100:]) // 5]
+open(OUT, "w").write(repr(RESULT))
+"""
 
 
 class _EmptyMode:
@@ -131,12 +156,36 @@ def child(kind: str, source: str) -> None:
     print(run(source, KINDS[kind]))
 
 
-def run_in_child(kind: str, source: str) -> float:
+def run_in_child(kind: str, source: str, src: str | None = None) -> float:
+    """RESULT of one run in a child process; ``src``: the tutor's sources it imports (else this checkout's)."""
+    env = None if src is None else {**os.environ, "PYTHONPATH": src}
     done = subprocess.run(
         [sys.executable, os.path.abspath(__file__), "--child", kind],
-        input=source, capture_output=True, text=True, check=True,
+        input=source, capture_output=True, text=True, check=True, env=env,
     )
     return float(done.stdout.split()[-1])
+
+
+def against(other: str, repeats: int) -> None:
+    """python, the tutor from ``other`` (a folder holding another version's
+    src) and this one, run alternately: medians, minimums and the ratios."""
+    other_src = os.path.join(os.path.abspath(other), "src")
+    if not os.path.isdir(os.path.join(other_src, "gradtutor")):
+        raise SystemExit(f"bench_loops: --against {other}: no src/gradtutor there (make it with git archive REV src)")
+    for title, source, scale, unit in (
+        ("training loop, one iteration", TRAINING_AB.format(iterations=300), 1e3, "ms"),
+        ("growing loop, one hidden iteration at 2,000", GROWING_AB.format(iterations=2000), 1e6, "µs"),
+    ):
+        found: dict[str, list[float]] = {"python": [], "other": [], "this": []}
+        for _ in range(repeats):
+            found["python"].append(run_in_child("python", source))
+            found["other"].append(run_in_child("tutor", source, other_src))
+            found["this"].append(run_in_child("tutor", source))
+        print(title)
+        for name, pick in (("median", statistics.median), ("minimum", min)):
+            p, o, t = (pick(found[k]) for k in ("python", "other", "this"))
+            print(f"  {name:7}: python {p * scale:.2f} {unit}, {other} {o * scale:.2f} {unit} ({o / p:.2f}x), "
+                  f"this {t * scale:.2f} {unit} ({t / p:.2f}x); this / {other}: {t / o:.3f}")
 
 
 def median_pair(source: str, floor: bool = False) -> tuple[float, ...]:
@@ -170,5 +219,13 @@ def _tracer_kind():  # type: ignore[no-untyped-def]
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--child"]:
         child(sys.argv[2], sys.stdin.read())
+    elif "--against" in sys.argv:
+        import argparse
+
+        parser = argparse.ArgumentParser(description="bench_loops A/B: another version of the tutor against this one")
+        parser.add_argument("--against", required=True, metavar="DIR", help="a folder holding that version's src")
+        parser.add_argument("--repeats", type=int, default=REPEATS, metavar="N")
+        options = parser.parse_args()
+        against(options.against, options.repeats)
     else:
         main()
