@@ -337,6 +337,23 @@ def test_error_non_scalar_backward(program):
     assert (error["cause"], error["line"]) == ("non-scalar-backward", 3)
 
 
+def test_a_backward_is_via_a_library_function_only_when_one_ran_it(program):
+    # loss.backward() runs Tensor.backward's own Python code: that is what
+    # the user called, not a library function that ran a backward for them.
+    doc = run(program, """
+        import torch
+        from torch.autograd.functional import jacobian
+        w = torch.randn(3, requires_grad=True)
+        (w * 2).sum().backward()
+        torch.autograd.backward((w * 3).sum())
+        g = torch.autograd.grad((w * 4).sum(), w)
+        j = jacobian(lambda x: x.exp(), torch.ones(2))
+    """)
+    said = [(e["line"], e["api"], e.get("via")) for e in events(doc, "backward")]
+    assert said == [(4, "backward", None), (5, "backward", None), (6, "autograd.grad", None),
+                    (7, "autograd.grad", "jacobian")]
+
+
 def test_error_out_argument_with_a_tensor_that_requires_grad(program):
     doc = run(program, """
         import torch

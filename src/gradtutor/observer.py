@@ -694,7 +694,7 @@ class CallObserver(TorchFunctionMode):
             raise
         self.backwards_running -= 1
         record = BackwardRecord(
-            line, api, retain, create, roots=[weakref.ref(t) for t in roots], library=self._library_call()[0]
+            line, api, retain, create, roots=[weakref.ref(t) for t in roots], library=self._library_call(func)[0]
         )
         if not retain:
             record.freed = self.registry.mark_freed(grad_fns, self.context.origin, inputs=self._targets(bound, grad_fns))
@@ -826,12 +826,19 @@ class CallObserver(TorchFunctionMode):
                 details["modified_by"] = rec.module
         return details
 
-    def _library_call(self) -> tuple[str | None, str]:
+    def _library_call(self, func: Any = None) -> tuple[str | None, str]:
         """Which library function the user's line called to get here, if the
         torch call did not come from the user's own code: ("SGD.step",
-        "optimizer"), ("BatchNorm1d.__init__", "setup"), or (None, "")."""
+        "optimizer"), ("BatchNorm1d.__init__", "setup"), or (None, "").
+        ``func``: the torch function observed, whose own frames are not a
+        library function the user called (``loss.backward()`` runs
+        ``Tensor.backward``'s Python code: the user called it, nothing else)."""
+        own = getattr(func, "__code__", None)
         frame: types.FrameType | None = sys._getframe(1)
-        while frame is not None and (is_tutor_file(frame.f_code.co_filename) or frame.f_code.co_filename.endswith(OVERRIDES_FILE)):
+        while frame is not None and (
+            is_tutor_file(frame.f_code.co_filename) or frame.f_code.co_filename.endswith(OVERRIDES_FILE)
+            or frame.f_code is own
+        ):
             frame = frame.f_back
         last = self._last_library
         if last is not None and last[0] is frame:
