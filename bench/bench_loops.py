@@ -54,7 +54,7 @@ for i in range({iterations}):
     loss.backward()
     opt.step()
     times.append(time.perf_counter() - start)
-RESULT = sorted(times[10:])[len(times[10:]) // 2]
+RESULT = sorted(times[10:])[len(times[10:]) * {quantile} // 100]
 open(OUT, "w").write(repr(RESULT))
 """
 
@@ -71,9 +71,8 @@ open(OUT, "w").write(repr(RESULT))
 
 REPEATS = 5
 
-# For --against: the iterations timed one by one, each run's figure the 20th
-# percentile of them (see the module's text).
-TRAINING_AB = TRAINING.replace("[len(times[10:]) // 2]", "[len(times[10:]) // 5]")
+# For --against: the growing loop's iterations timed one by one, each run's
+# figure the 20th percentile of them, as the training loop's (see the module's text).
 GROWING_AB = """
 import time, torch
 x = torch.tensor(1.0, requires_grad=True)
@@ -173,7 +172,7 @@ def against(other: str, repeats: int) -> None:
     if not os.path.isdir(os.path.join(other_src, "gradtutor")):
         raise SystemExit(f"bench_loops: --against {other}: no src/gradtutor there (make it with git archive REV src)")
     for title, source, scale, unit in (
-        ("training loop, one iteration", TRAINING_AB.format(iterations=300), 1e3, "ms"),
+        ("training loop, one iteration", TRAINING.format(iterations=300, quantile=20), 1e3, "ms"),
         ("growing loop, one hidden iteration at 2,000", GROWING_AB.format(iterations=2000), 1e6, "µs"),
     ):
         found: dict[str, list[float]] = {"python": [], "other": [], "this": []}
@@ -199,7 +198,7 @@ def median_pair(source: str, floor: bool = False) -> tuple[float, ...]:
 
 def main() -> None:
     print(f"Python {sys.version.split()[0]}, tracer: {type(_tracer_kind()).__name__}")
-    plain, tutor, floor = median_pair(TRAINING.format(iterations=200), floor=True)
+    plain, tutor, floor = median_pair(TRAINING.format(iterations=200, quantile=50), floor=True)
     print(f"training loop, one iteration: python {plain * 1e3:.2f} ms, tutor {tutor * 1e3:.2f} ms, ratio {tutor / plain:.2f}")
     print(f"  floor (empty torch function mode + tracer doing nothing): {floor * 1e3:.2f} ms, ratio {floor / plain:.2f}")
     small_p, small_t = median_pair(GROWING.format(iterations=500))

@@ -524,15 +524,8 @@ class TagRegistry:
         if not targets:
             # Every node reachable ran: walked on the tags, which mirror the
             # graph's edges (tag_graph tags every node below the roots).
-            seen: set[int] = set()
-            stack = self._root_tags(grad_fns)
-            while stack:
-                tag = stack.pop()
-                if tag.is_leaf or tag.serial in seen:
-                    continue
-                seen.add(tag.serial)
-                stack.extend(tag.children)
-                if tag.saved == SAVED_PRESENT:  # type: ignore[union-attr]
+            for tag in walk_tags(self._root_tags(grad_fns)):
+                if not tag.is_leaf and tag.saved == SAVED_PRESENT:  # type: ignore[union-attr]
                     tag.saved = SAVED_FREED  # type: ignore[union-attr]
                     tag.freed_by = by  # type: ignore[union-attr]
                     freed += 1

@@ -253,7 +253,7 @@ class Engine:
         self._indexes: dict[str, SourceIndex] = {}
         # Per frame: the type of each name's value when a step last changed
         # nothing (see _nothing_happened).
-        self._scope_types: dict[Any, tuple[tuple[str, ...], tuple[int, ...]]] = {}
+        self._scope_types: dict[Any, tuple[tuple[str, ...], tuple[int, ...]]] = {}  # (StepNames.shape)
         self._layouts = ScanLayouts()  # per frame: the layout of its last step's scan of its names
         self._frames: dict[int, _Frame] = {}
         self._stack: list[_Frame] = []
@@ -946,7 +946,7 @@ class Engine:
                 if repeat is True:
                     state.plain = False
                     self._grads_hidden(records)
-                    self._remember_types(state, own)
+                    self._remember_types(state, scope)
                     self._globals_after(state, frame)
                     return
             snapshot = self.snapshotter.take(
@@ -996,7 +996,7 @@ class Engine:
                 elif isinstance(repeat, repeat_steps.RebindingKey) and repeat.told_by(events):
                     runs = self._hidden_runs.setdefault(state.key, repeat_steps.FrameRuns())
                     runs.keep_rebinding(where, repeat_steps.Rebinding(repeat.names, repeat.found, repeats))
-                self._remember_types(state, own)
+                self._remember_types(state, scope)
                 return
             self._shown.setdefault(where, set()).update(signatures)
             self._shown_anywhere.update(signatures)
@@ -1030,7 +1030,7 @@ class Engine:
                 grad_changes=grad_changes,
                 leaving=state.leaving,
             )
-            self._remember_types(state, own)
+            self._remember_types(state, scope)
             self._steps.append(step)
             if self.on_step is not None:
                 self.on_step(step)
@@ -1166,11 +1166,10 @@ class Engine:
         if types is not None:
             # The same names, each holding a value of the type it held when
             # last looked at with nothing changed: the tensor names are the
-            # ones bound, and each must still hold its tensor. (Ids of types,
-            # so the tutor keeps no class of the user's alive.)
+            # ones bound, and each must still hold its tensor.
             if (
                 len(types[0]) == len(own) and all(own.get(name) is old.ref() for name, old in bound.items())
-                and tuple(map(id, map(type, own.values()))) == types[1] and tuple(own) == types[0]
+                and scope.shape() == types
                 and (tracker is None or all(own.get(name) is old[0]() for name, old in tracker.modules.items()))
             ):
                 return True
@@ -1185,14 +1184,14 @@ class Engine:
             return False
         if tracker is None:
             self._trackers[state.key] = _new_tracker(state)  # a new frame with no tensors: nothing bound yet
-        self._remember_types(state, own)
+        self._remember_types(state, scope)
         return True
 
-    def _remember_types(self, state: _Frame, own: Mapping[str, Any]) -> None:
+    def _remember_types(self, state: _Frame, scope: StepNames) -> None:
         """The frame's names and the type of each, once its tracker knows
         every tensor name as it is now: a next step that leaves them so
         changed nothing the tutor reports (see ``_nothing_happened``)."""
-        self._scope_types[state.key] = (tuple(own), tuple(map(id, map(type, own.values()))))
+        self._scope_types[state.key] = scope.shape()
 
     def _grad_changes(
         self, namespace: Mapping[str, Any], snapshot: Snapshot, records: list[Any]

@@ -833,13 +833,7 @@ class CallObserver(TorchFunctionMode):
         ``func``: the torch function observed, whose own frames are not a
         library function the user called (``loss.backward()`` runs
         ``Tensor.backward``'s Python code: the user called it, nothing else)."""
-        own = getattr(func, "__code__", None)
-        frame: types.FrameType | None = sys._getframe(1)
-        while frame is not None and (
-            is_tutor_file(frame.f_code.co_filename) or frame.f_code.co_filename.endswith(OVERRIDES_FILE)
-            or frame.f_code is own
-        ):
-            frame = frame.f_back
+        frame = _caller_frame(func)
         last = self._last_library
         if last is not None and last[0] is frame:
             return last[1]  # the same running frame: the same frames above it

@@ -98,22 +98,20 @@ _TENSOR, _MODULE, _SEQUENCE = 0, 1, 2  # kinds of name in a scan's layout
 
 class ScanLayouts:
     """The layout of each frame's last scan (see ``NameScan``), with the
-    names and the types of their values it was made from: a loop's step
-    finds the same names holding values of the same types, and its scan
-    looks only at the names the tutor tracks. (Ids of types, so no class of
-    the user's is kept alive.)"""
+    names and the types of their values it was made from (``StepNames.shape``):
+    a loop's step finds the same names holding values of the same types, and
+    its scan looks only at the names the tutor tracks."""
 
     def __init__(self) -> None:
-        self._layouts: dict[Any, tuple[tuple[str, ...], tuple[int, ...], tuple[tuple[str, int], ...]]] = {}
+        self._layouts: dict[Any, tuple[tuple[tuple[str, ...], tuple[int, ...]], tuple[tuple[str, int], ...]]] = {}
 
-    def scan(self, names: Mapping[str, Any], frame_key: Any) -> NameScan:
-        keys = tuple(names)
-        types = tuple(map(id, map(type, names.values())))
+    def scan(self, names: StepNames, frame_key: Any) -> NameScan:
+        shape = names.shape()
         known = self._layouts.get(frame_key)
-        if known is not None and known[0] == keys and known[1] == types:
-            return NameScan(names, known[2])
-        scan = NameScan(names)
-        self._layouts[frame_key] = (keys, types, scan.layout)
+        if known is not None and known[0] == shape:
+            return NameScan(names.names, known[1])
+        scan = NameScan(names.names)
+        self._layouts[frame_key] = (shape, scan.layout)
         return scan
 
     def forget(self, frame_key: Any) -> None:
@@ -184,7 +182,7 @@ class StepNames(Mapping[str, Any]):
     question a step asks of its names (events, snapshot) shares one pass
     over a namespace that may hold hundreds of names."""
 
-    __slots__ = ("names", "_scan", "get", "_layouts", "_frame_key")
+    __slots__ = ("names", "_scan", "get", "_layouts", "_frame_key", "_shape")
 
     def __init__(self, names: Mapping[str, Any], layouts: ScanLayouts | None = None, frame_key: Any = None) -> None:
         self.names = names  # (what it reads: for loops that look up many names)
@@ -192,6 +190,14 @@ class StepNames(Mapping[str, Any]):
         self.get = names.get  # type: ignore[method-assign]  # (the mapping's own: no Python call in between)
         self._layouts = layouts  # (the frame's last scan's layout, kept there)
         self._frame_key = frame_key
+        self._shape: tuple[tuple[str, ...], tuple[int, ...]] | None = None
+
+    def shape(self) -> tuple[tuple[str, ...], tuple[int, ...]]:
+        """The names, and the id of the type of each one's value: made once
+        per step. (Ids of types, so the tutor keeps no class of the user's alive.)"""
+        if self._shape is None:
+            self._shape = (tuple(self.names), tuple(map(id, map(type, self.names.values()))))
+        return self._shape
 
     def __getitem__(self, name: str) -> Any:
         return self.names[name]
@@ -211,7 +217,7 @@ class StepNames(Mapping[str, Any]):
     def scan(self) -> NameScan:
         if self._scan is None:
             layouts = self._layouts
-            self._scan = NameScan(self.names) if layouts is None else layouts.scan(self.names, self._frame_key)
+            self._scan = NameScan(self.names) if layouts is None else layouts.scan(self, self._frame_key)
         return self._scan
 
 
