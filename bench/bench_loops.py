@@ -150,6 +150,12 @@ def child(kind: str, source: str) -> None:
         from gradtutor.torch_import import import_torch
 
         import_torch()
+        try:
+            from gradtutor.gcpause import settle_startup
+        except ImportError:  # (another version's, --against, that has none)
+            pass
+        else:
+            settle_startup()  # (as the command does)
     else:
         import torch  # noqa: F401
     print(run(source, KINDS[kind]))

@@ -464,3 +464,27 @@ def test_a_note_on_hidden_steps_tells_each_backward_by_its_root_and_says_only_wh
     assert "backward: 1 node freed its saved tensors ×3" in note
     assert "backward through b: 2 nodes freed their saved tensors ×3" in note
     assert "• out was computed without recording a graph" in text  # (line 4, run 7: shown)
+
+
+def test_explain_keeps_what_importing_made_out_of_the_cycle_collectors_walks_not_the_programs_objects(tmp_path):
+    # What the command imported before the program starts (torch's objects,
+    # the tutor's) is frozen once (gcpause.settle_startup); the program's
+    # own objects are collected as under python: a cycle it drops is freed.
+    program = tmp_path / "cycles.py"
+    program.write_text(textwrap.dedent("""\
+        import gc, weakref
+        import torch
+        class Node:
+            pass
+        a, b = Node(), Node()
+        a.other, b.other = b, a
+        gone = weakref.ref(a)
+        del a, b
+        gc.collect()
+        print("frozen", gc.get_freeze_count() > 10000, "collected", gone() is None)
+    """))
+    done = run_cli("explain", "--plain", str(program))
+    assert done.returncode == 0, done.stderr
+    assert "frozen True collected True" in done.stdout
+    plain = subprocess.run([sys.executable, str(program)], capture_output=True, text=True, timeout=120)
+    assert "frozen False collected True" in plain.stdout

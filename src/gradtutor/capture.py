@@ -134,6 +134,8 @@ class _MemoryStdout(io.StringIO):
 
     def take_new(self) -> str:
         new = self._new
+        if not new:
+            return ""
         return "".join(new.popleft() for _ in range(len(new)))
 
 

@@ -17,6 +17,7 @@ from typing import Any, NoReturn, Sequence
 
 from gradtutor import __version__
 from gradtutor.errors import ExitStatus, GradtutorError
+from gradtutor.gcpause import settle_startup
 from gradtutor.torch_import import import_torch
 
 DESCRIPTION = "A terminal tutor that makes PyTorch autograd visible."
@@ -166,6 +167,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command in ("explain", "lesson"):
             import_torch()
+            settle_startup()
         if args.command == "explain":
             from gradtutor.explain import run_explain
 

@@ -1093,9 +1093,8 @@ class Engine:
         found = repeat_steps.rebound_names(tracker, scope, self.registry)
         if found is None or tracker is None:
             return None
-        rebound, tags = found
-        reach = ag.Reach({tag.node_id: tag for _, t, tag in tags if tag is not None and t.requires_grad})
-        named = {tag.node_id for _, _, tag in tags if tag is not None}
+        rebound, named = found.rebound, found.named
+        reach = ag.Reach(found.roots)
         previous_run = tracker.after_statement.get(where[1], {})
         params_of = params_once(scope)
         names: list[str] = []
@@ -1117,14 +1116,9 @@ class Engine:
         # A repeat: the names as the detection leaves them (each one's tensor
         # and node, the node each one bound anew holds after this statement),
         # and the names nodes lost, as a lite snapshot leaves them.
-        names_of: dict[int, tuple[str, ...]] = {}
-        for name, _, tag in tags:
-            if tag is not None:
-                names_of[tag.serial] = names_of.get(tag.serial, ()) + (name,)
-        self.snapshotter.follow_names(scope, names_of, state.key)
+        self.snapshotter.follow_names(scope, found.names_of, state.key)
         tracker.bind_anew(
-            where[1], [name for name, _, _ in tags],
-            {name: (t, tag.node_id if tag is not None else None) for name, t, _, tag in rebound},
+            where[1], found.order, {name: (t, tag.node_id if tag is not None else None) for name, t, _, tag in rebound},
         )
         self._count_hidden(state.key, kept.repeats)
         return True

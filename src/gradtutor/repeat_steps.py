@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import weakref
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Mapping, NamedTuple
 
 import torch
 
@@ -185,39 +185,56 @@ def names_as_bound(tracker: NameTracker | None, scope: Mapping[str, Any], regist
     return modules_as_bound(tracker, scope)
 
 
-def rebound_names(
-    tracker: NameTracker | None, scope: Mapping[str, Any], registry: ag.TagRegistry
-) -> tuple[list[tuple[str, torch.Tensor, Any, Any]], list[tuple[str, torch.Tensor, Any]]] | None:
+class Rebound(NamedTuple):
+    """What ``rebound_names`` found of a step's tensor names."""
+
+    # (name, tensor, what it held, the tensor's tag) of each name bound anew
+    rebound: list[tuple[str, torch.Tensor, Any, Any]]
+    order: list[str]  # every tensor name, in the frame's order
+    roots: dict[str, Any]  # node id -> tag, of each tensor that requires grad (a Reach's roots)
+    named: set[str]  # the node ids names hold
+    names_of: dict[int, tuple[str, ...]]  # tag serial -> the names that hold it
+
+
+def rebound_names(tracker: NameTracker | None, scope: Mapping[str, Any], registry: ag.TagRegistry) -> Rebound | None:
     """The tensor names of ``scope`` bound anew since the frame's last step,
     when nothing else of its names changed: the same names, each other one
-    holding the same tensor in the same node, the same modules. Each as
-    (name, tensor, what it held, the tensor's tag), with every tensor name
-    as (name, tensor, tag); None otherwise, or when a tensor that requires
-    grad has no tag yet (a snapshot would tag it)."""
+    holding the same tensor in the same node, the same modules. None
+    otherwise, or when a tensor that requires grad has no tag yet (a
+    snapshot would tag it)."""
     if tracker is None or not tracker.seen or tracker.resumed:
         return None
     bound = tracker.bound
     tensors = scan_names(scope).tensors
     if len(tensors) != len(bound):
         return None
-    rebound: list[tuple[str, torch.Tensor, Any, Any]] = []
-    tags: list[tuple[str, torch.Tensor, Any]] = []
+    known_tag = registry.known_tag
+    found = Rebound([], [], {}, set(), {})
+    rebound, roots, named, names_of = found.rebound, found.roots, found.named, found.names_of
     for name, t in tensors:
         old = bound.get(name)
         if old is None:
             return None
-        tag = registry.known_tag(t)
-        if tag is None and t.requires_grad:
-            return None
-        tags.append((name, t, tag))
+        tag = known_tag(t)
+        if tag is None:
+            if t.requires_grad:
+                return None
+            node = None
+        else:
+            node = tag.node_id
+            named.add(node)
+            if t.requires_grad:
+                roots[node] = tag
+            names_of[tag.serial] = names_of.get(tag.serial, ()) + (name,)
+        found.order.append(name)
         if old.ref() is t:
-            if (tag.node_id if tag is not None else None) != old.node:
+            if node != old.node:
                 return None  # (changed in place: a node of its own)
         else:
             rebound.append((name, t, old, tag))
     if not rebound or not modules_as_bound(tracker, scope):
         return None
-    return rebound, tags
+    return found
 
 
 def modules_as_bound(tracker: NameTracker | None, scope: Mapping[str, Any]) -> bool:
