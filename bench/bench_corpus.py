@@ -11,6 +11,13 @@ its narration written to memory). The figures are CPU time
 (``time.process_time``, every thread of the process: torch's OpenMP workers
 included); DataLoader worker processes are not counted.
 
+The floor column is what observing this way costs before the tutor does
+anything: the program (as python's figure, the smaller of two runs) under
+an empty torch function mode and the tutor's tracer (gradtutor.tracing)
+with trace functions that do nothing, as bench_loops measures it for the
+training loop. On Python 3.11 the tracer is sys.settrace: every Python
+call of library code reaches it.
+
 Run: .venv/bin/python bench/bench_corpus.py [PATH...]
 """
 
@@ -66,12 +73,41 @@ def tutor_cpu(path: str) -> float:
 WARM_UP = "import torch\nx = torch.ones(2, requires_grad=True)\n(x * 2).sum().backward()\n"
 
 
+def floor_cpu(path: str) -> float:
+    """``python_cpu`` under an empty torch function mode and a tracer whose
+    trace functions do nothing (following the program's own file only)."""
+    from torch.overrides import TorchFunctionMode
+
+    from gradtutor.tracing import make_tracer
+
+    class Empty(TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):  # type: ignore[no-untyped-def]
+            return func(*args, **(kwargs or {}))
+
+    program = os.path.abspath(path)
+
+    def local(frame, event, arg):  # type: ignore[no-untyped-def]
+        return local
+
+    def start(frame, event, arg):  # type: ignore[no-untyped-def]
+        return local if frame.f_code.co_filename == program else None
+
+    tracer = make_tracer(start, local, {program})
+    with Empty():
+        tracer.start()
+        try:
+            return python_cpu(path)
+        finally:
+            tracer.stop()
+
+
 def child(kind: str, path: str) -> None:
     """One measurement, in this process (see the module's text); the figure is printed."""
-    if kind == "python":
+    if kind in ("python", "floor"):
         import torch  # noqa: F401 - as the program's own first line would (not measured)
 
-        print(min(python_cpu(path), python_cpu(path)))
+        run = python_cpu if kind == "python" else floor_cpu
+        print(min(run(path), run(path)))
         return
     from gradtutor.torch_import import import_torch
 
@@ -100,14 +136,16 @@ def main() -> None:
         child(sys.argv[2], sys.argv[3])
         return
     paths = [os.path.abspath(p) for p in sys.argv[1:]] or sorted(glob.glob(os.path.join(CORPUS, "*.py")))
-    print(f"{'program':<40}{'python s':>10}{'tutor s':>10}{'ratio':>8}")
-    total_p = total_t = 0.0
+    print(f"{'program':<40}{'python s':>10}{'floor s':>10}{'ratio':>8}{'tutor s':>10}{'ratio':>8}")
+    total_p = total_f = total_t = 0.0
     for path in paths:
         plain = measure("python", path)
+        floor = measure("floor", path)
         tutor = measure("tutor", path)
-        total_p, total_t = total_p + plain, total_t + tutor
-        print(f"{os.path.basename(path)[:39]:<40}{plain:>10.2f}{tutor:>10.2f}{tutor / max(plain, 1e-3):>8.1f}", flush=True)
-    print(f"{'all':<40}{total_p:>10.2f}{total_t:>10.2f}{total_t / total_p:>8.1f}")
+        total_p, total_f, total_t = total_p + plain, total_f + floor, total_t + tutor
+        print(f"{os.path.basename(path)[:39]:<40}{plain:>10.2f}{floor:>10.2f}{floor / max(plain, 1e-3):>8.1f}"
+              f"{tutor:>10.2f}{tutor / max(plain, 1e-3):>8.1f}", flush=True)
+    print(f"{'all':<40}{total_p:>10.2f}{total_f:>10.2f}{total_f / total_p:>8.1f}{total_t:>10.2f}{total_t / total_p:>8.1f}")
 
 
 if __name__ == "__main__":
