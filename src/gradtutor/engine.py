@@ -945,7 +945,8 @@ class Engine:
                 repeat = self._repeat(state, stmt.start, tracker, scope, namespace, records, iteration)
                 if repeat is True:
                     state.plain = False
-                    self._grads_hidden(records)
+                    if records:  # (as a hidden step detected in full: a rebinding records no call)
+                        self._grads_hidden(records)
                     self._remember_types(state, scope)
                     self._globals_after(state, frame)
                     return
