@@ -488,3 +488,16 @@ def test_explain_keeps_what_importing_made_out_of_the_cycle_collectors_walks_not
     assert "frozen True collected True" in done.stdout
     plain = subprocess.run([sys.executable, str(program)], capture_output=True, text=True, timeout=120)
     assert "frozen False collected True" in plain.stdout
+
+
+def test_the_shell_freezes_what_importing_made_once_torch_is_in_and_collects_the_learners_cycles():
+    # The shell imports torch in the background; its first statement waits
+    # for that import, which ends by freezing what it made (TorchLoader's
+    # settle): the learner's objects all come after, and a dropped cycle is freed.
+    lines = (
+        "import gc, weakref\nclass N: pass\na, b = N(), N()\na.o, b.o = b, a\nr = weakref.ref(a)\ndel a, b\n"
+        "gc.collect()\nprint('frozen', gc.get_freeze_count() > 10000, 'collected', r() is None)\n"
+    )
+    done = run_cli(stdin=lines)
+    assert done.returncode == 0, done.stderr
+    assert "frozen True collected True" in done.stdout

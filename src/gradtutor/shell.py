@@ -49,7 +49,7 @@ def settings_from(args: argparse.Namespace, env: Environment) -> ShellSettings:
 def run_shell(args: argparse.Namespace, env: Environment | None = None, first_input: str | None = None) -> int:
     """The shell; ``first_input`` runs before the first prompt (``:lesson NAME``)."""
     env = env or Environment.from_process()
-    loader = TorchLoader()
+    loader = TorchLoader(settle=True)  # (the command's own process: see gcpause.settle_startup)
     settings = settings_from(args, env)
     session = ShellSession(settings, loader)
     console = make_console(env, width=settings.width, plain=getattr(args, "plain", False))

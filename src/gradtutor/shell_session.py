@@ -46,6 +46,7 @@ from gradtutor.narrate import (
     step_header,
 )
 from gradtutor.transcript import Listing, Transcript, cell_frame, cell_place, frame_renderables
+from gradtutor.gcpause import settle_startup
 from gradtutor.torch_import import import_torch
 
 
@@ -87,11 +88,15 @@ _CONTINUATIONS = ("else", "elif", "except", "finally", "case")
 
 
 class TorchLoader:
-    """Imports torch and the engine in a background thread, so the prompt comes first."""
+    """Imports torch and the engine in a background thread, so the prompt
+    comes first. ``settle``: then freeze what importing made (see
+    ``gcpause.settle_startup``): for the shell command, whose first
+    statement waits for the import and so runs after it."""
 
-    def __init__(self) -> None:
+    def __init__(self, settle: bool = False) -> None:
         self._thread: threading.Thread | None = None
         self._error: BaseException | None = None
+        self._settle = settle
 
     def start(self) -> None:
         if self._thread is None:
@@ -104,6 +109,9 @@ class TorchLoader:
             import gradtutor.engine  # noqa: F401
         except BaseException as exc:  # reported when the first statement needs torch
             self._error = exc
+            return
+        if self._settle:
+            settle_startup()
 
     @property
     def ready(self) -> bool:
