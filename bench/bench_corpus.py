@@ -74,31 +74,11 @@ WARM_UP = "import torch\nx = torch.ones(2, requires_grad=True)\n(x * 2).sum().ba
 
 
 def floor_cpu(path: str) -> float:
-    """``python_cpu`` under an empty torch function mode and a tracer whose
-    trace functions do nothing (following the program's own file only)."""
-    from torch.overrides import TorchFunctionMode
+    """``python_cpu`` at the floor of observing the program (see observing_floor)."""
+    from observing_floor import observing_floor
 
-    from gradtutor.tracing import make_tracer
-
-    class Empty(TorchFunctionMode):
-        def __torch_function__(self, func, types, args=(), kwargs=None):  # type: ignore[no-untyped-def]
-            return func(*args, **(kwargs or {}))
-
-    program = os.path.abspath(path)
-
-    def local(frame, event, arg):  # type: ignore[no-untyped-def]
-        return local
-
-    def start(frame, event, arg):  # type: ignore[no-untyped-def]
-        return local if frame.f_code.co_filename == program else None
-
-    tracer = make_tracer(start, local, {program})
-    with Empty():
-        tracer.start()
-        try:
-            return python_cpu(path)
-        finally:
-            tracer.stop()
+    with observing_floor(os.path.abspath(path)):
+        return python_cpu(path)
 
 
 def child(kind: str, path: str) -> None:

@@ -87,19 +87,6 @@ open(OUT, "w").write(repr(RESULT))
 """
 
 
-class _EmptyMode:
-    """A torch function mode that only calls the function (made on first use)."""
-
-    def __new__(cls):  # type: ignore[no-untyped-def]
-        from torch.overrides import TorchFunctionMode
-
-        class Empty(TorchFunctionMode):
-            def __torch_function__(self, func, types, args=(), kwargs=None):  # type: ignore[no-untyped-def]
-                return func(*args, **(kwargs or {}))
-
-        return Empty()
-
-
 def run(source: str, tutor: bool | str) -> float:
     """RESULT of the program, run as a script under python, under the tutor,
     or (``tutor="floor"``) under an empty mode and a tracer that does nothing."""
@@ -108,22 +95,11 @@ def run(source: str, tutor: bool | str) -> float:
         f.write(f"OUT = {out!r}\n" + textwrap.dedent(source))
     try:
         if tutor == "floor":
-            from gradtutor.tracing import make_tracer
+            from observing_floor import observing_floor
 
-            def local(frame, event, arg):  # type: ignore[no-untyped-def]
-                return local
-
-            def start(frame, event, arg):  # type: ignore[no-untyped-def]
-                return local if frame.f_code.co_filename == f.name else None
-
-            tracer = make_tracer(start, local, {f.name})
             code = compile(open(f.name).read(), f.name, "exec")
-            with _EmptyMode():
-                tracer.start()
-                try:
-                    exec(code, {"__name__": "__main__"})
-                finally:
-                    tracer.stop()
+            with observing_floor(f.name):
+                exec(code, {"__name__": "__main__"})
         elif tutor:
             from gradtutor.explain import read_program, run_script
 
