@@ -311,11 +311,12 @@ def _statement_node(
     names: list[str] = []
     former: list[str] = []
     for m in held:
-        names.extend(n for n in m.names if n not in names)
+        if m.names:
+            names.extend(n for n in m.names if n not in names)
     for m in held:
         # A tensor of this statement that lost its name to a rebinding: drawn
         # "x (old)" beside the names the others still have.
-        if not m.names:
+        if m.former_names and not m.names:
             former.extend(n for n in m.former_names if n not in former and n not in names)
     targets = info.targets if info is not None else ()
     if len(names) + len(former) > 1 and targets:
@@ -324,9 +325,8 @@ def _statement_node(
         place = {name: i for i, name in enumerate(targets)}
         names.sort(key=lambda name: place.get(name, len(place)))
         former.sort(key=lambda name: place.get(name, len(place)))
-    saved = next(
-        (state for state in _SAVED_PRIORITY if any(m.saved == state for m in members)), SAVED_NONE
-    )
+    states = {m.saved for m in members}
+    saved = next((state for state in _SAVED_PRIORITY if state in states), SAVED_NONE)
     freeing = next((m for m in members if m.freed_by_line is not None), None) if saved == SAVED_FREED else None
     return Node(
         id=group,
@@ -345,7 +345,7 @@ def _statement_node(
         freed_by_file=freeing.freed_by_file if freeing else None,
         has_grad=any(m.has_grad for m in members),
         retains_grad=any(m.retains_grad for m in members),
-        ops=tuple(m.label for m in members),
+        ops=tuple([m.label for m in members]),
         changed_at=changed_at,
         several_tensors=sum(1 for m in held if m.names or m.former_names) > 1,
         made_in=first.made_in,

@@ -165,7 +165,7 @@ def _finish(picture: Picture, scene: Scene, omit_keys: frozenset[str] = frozense
     ]
     legend, legend_spans = legend_lines(keys, notes, scene.width)
     lines = list(picture.lines)
-    spans = [list(s) for s in picture.spans]
+    spans = list(picture.spans)
     if legend:
         lines += [""] + legend
         spans += [[]] + legend_spans
@@ -173,8 +173,8 @@ def _finish(picture: Picture, scene: Scene, omit_keys: frozenset[str] = frozense
     anchors = tuple((node_id, row, start, end) for node_id, (row, start, end) in picture.anchors.items())
     edges = tuple((s, d, how) for (s, d), how in picture.edges.items())
     return Drawing(
-        lines=tuple(line for line, _ in fitted),
-        spans=tuple(tuple(sp) for _, sp in fitted),
+        lines=tuple([line for line, _ in fitted]),
+        spans=tuple([tuple(sp) for _, sp in fitted]),
         legend=tuple(fitted[len(lines) - len(legend) + i][0] for i in range(len(legend))),
         view=picture.view,
         width=scene.width,

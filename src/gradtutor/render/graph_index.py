@@ -29,26 +29,28 @@ class GraphIndex:
 def index_graph(graph: Graph) -> GraphIndex:
     nodes: dict[str, Node] = {}
     for node in graph.nodes:
-        nodes.setdefault(node.id, node)
+        if node.id not in nodes:
+            nodes[node.id] = node
     created = {node_id: i for i, node_id in enumerate(nodes)}
-    edges: list[tuple[str, str]] = []
-    seen: set[tuple[str, str]] = set()
-    for edge in graph.edges:
-        pair = (edge.src, edge.dst)
-        if edge.src in nodes and edge.dst in nodes and edge.src != edge.dst and pair not in seen:
-            seen.add(pair)
-            edges.append(pair)
+    # (pairs in order, each once: a dict keeps the first of duplicates)
+    pairs = dict.fromkeys([(e.src, e.dst) for e in graph.edges])
+    edges = [pair for pair in pairs if pair[0] in created and pair[1] in created and pair[0] != pair[1]]
     order = _topological(list(nodes), created, edges)
-    position = {node_id: i for i, node_id in enumerate(order)}
-    forward = [(s, d) for s, d in edges if position[s] < position[d]]
-    back = [(s, d) for s, d in edges if position[s] > position[d]]
+    position = created if order is None else {node_id: i for i, node_id in enumerate(order)}
+    if order is None:
+        order = list(nodes)
+        forward, back = edges, []
+    else:
+        forward = [(s, d) for s, d in edges if position[s] < position[d]]
+        back = [(s, d) for s, d in edges if position[s] > position[d]]
     preds: dict[str, list[str]] = {n: [] for n in order}
     succs: dict[str, list[str]] = {n: [] for n in order}
     for s, d in forward:
         preds[d].append(s)
         succs[s].append(d)
-    # The engine lists nodes dropped this step last; their step says how old they are.
-    by_age = sorted(order, key=lambda n: (_step(nodes[n]), created[n]))
+    # The engine lists nodes dropped this step last; their step says how old
+    # they are. (By step, then as created: a stable sort of the created order.)
+    by_age = sorted(nodes, key=lambda n: _step(nodes[n]))
     seniority = {n: i for i, n in enumerate(by_age)}
     older = seniority.__getitem__
     for n in order:
@@ -67,9 +69,10 @@ def _step(node: Node) -> int:
     return node.step if node.step is not None else -1
 
 
-def _topological(ids: list[str], created: dict[str, int], edges: list[tuple[str, str]]) -> list[str]:
-    if all(created[s] < created[d] for s, d in edges):
-        return list(ids)  # the usual case: listed inputs first
+def _topological(ids: list[str], created: dict[str, int], edges: list[tuple[str, str]]) -> list[str] | None:
+    """The nodes in an order with inputs first; None when ``ids`` is one."""
+    if all([created[s] < created[d] for s, d in edges]):
+        return None  # the usual case: listed inputs first
     out: dict[str, list[str]] = {n: [] for n in ids}
     for s, d in edges:
         out[s].append(d)

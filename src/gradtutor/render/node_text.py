@@ -56,13 +56,14 @@ class NodeText:
         expr_cells: int,  # cells of the expression part, where input bars may land
         markers: frozenset[str],
         width: int | None = None,  # when the caller measured it already
+        text: str | None = None,  # the segments' text, when the caller has it
     ) -> None:
         self.node_id = node_id
         self.segments = segments
         self.ref_name = ref_name
         self.expr_cells = expr_cells
         self.markers = markers
-        self.text = "".join([s.text for s in segments])
+        self.text = "".join([s.text for s in segments]) if text is None else text
         self.width = text_width(self.text) if width is None else width  # display cells
 
     def __eq__(self, other: object) -> bool:
@@ -102,19 +103,21 @@ def describe_node(node: Node, options: TextOptions, suffix: str = "", ref: str |
     expr, name_part = _label_parts(node, cs, options.marks)
     base_style = _base_style(node, options)
     extra = DROPPED if node.dropped else (OLD_MODULE if node.kind == MODULE else OLD) if node.former_names else ""
-    brackets, tag_width, markers = _brackets(() if node.dropped else _tags(node, options), options.marks["sep"], extra)
-    rest = text_width(name_part) + text_width(suffix) + tag_width
+    brackets, tag_text, tag_width, markers = _brackets(() if node.dropped else _tags(node, options), options.marks["sep"], extra)
+    rest = text_width(name_part) + (text_width(suffix) if suffix else 0) + tag_width
     expr_width = text_width(expr)
     if expr_width > options.max_width - rest:
         expr = cut_cells(expr, max(options.max_width - rest, 4), cs.ellipsis)
         expr_width = text_width(expr)
+    head = expr + name_part + suffix
     text = NodeText(
         node.id,
-        (Segment(expr + name_part + suffix, base_style), *brackets),
+        (Segment(head, base_style), *brackets) if brackets else (Segment(head, base_style),),
         ref_name(node, cs, options.marks) + suffix if ref is None else ref,
         expr_width,
         markers,
         expr_width + rest,
+        head + tag_text,
     )
     if text.width > options.max_width:
         # Only a name longer than the whole width gets here: cut everything.
@@ -127,20 +130,21 @@ def describe_node(node: Node, options: TextOptions, suffix: str = "", ref: str |
 @lru_cache(maxsize=256)
 def _brackets(
     tags: tuple[tuple[str, str, str], ...], sep: str, extra: str
-) -> tuple[tuple[Segment, ...], int, frozenset[str]]:
-    """The bracketed markers ``[new, grad]`` as segments, their width, and
-    the markers drawn (``extra``: dropped or old, which have no bracket).
-    A graph has few distinct combinations; each is built once."""
+) -> tuple[tuple[Segment, ...], str, int, frozenset[str]]:
+    """The bracketed markers ``[new, grad]`` as segments, their text and
+    width, and the markers drawn (``extra``: dropped or old, which have no
+    bracket). A graph has few distinct combinations; each is built once."""
     markers = frozenset({marker for _, _, marker in tags} | ({extra} if extra else set()))
     if not tags:
-        return (), 0, markers
+        return (), "", 0, markers
     segments = [Segment(" [")]
     for i, (word, style, _) in enumerate(tags):
         if i:
             segments.append(Segment(sep))
         segments.append(Segment(word, style))
     segments.append(Segment("]"))
-    return tuple(segments), sum(text_width(seg.text) for seg in segments), markers
+    text = "".join(seg.text for seg in segments)
+    return tuple(segments), text, text_width(text), markers
 
 
 def _label_parts(node: Node, cs: Charset, words: Mapping[str, str]) -> tuple[str, str]:

@@ -49,7 +49,7 @@ class Scene:
     input_orders: dict[str, list[str]] = field(default_factory=dict)  # the vertical list's, per node
     _options: dict[int, TextOptions] = field(default_factory=dict)  # per width limit
     _refs: dict[str, str] = field(default_factory=dict)  # node id -> ref() (suffixes included)
-    _base_refs: dict[str, str] = field(default_factory=dict)  # node id -> ref_name(), once set_suffixes made them
+    _base_refs: dict[str, str] = field(default_factory=dict)  # node id -> ref_name()
 
     def say(self, key: str, **fields: object) -> str:
         """The legend's or a note's words in the drawing's language."""
@@ -66,10 +66,10 @@ class Scene:
         key = (node_id, limit)
         found = self._texts.get(key)
         if found is None:
-            found = describe_node(
-                self.all_nodes[node_id], self._options_for(limit), self.suffixes.get(node_id, ""), self.ref(node_id)
+            options = self._options.get(limit) or self._options_for(limit)
+            found = self._texts[key] = describe_node(
+                self.all_nodes[node_id], options, self.suffixes.get(node_id, ""), self.ref(node_id)
             )
-            self._texts[key] = found
         return found
 
     def _options_for(self, limit: int) -> TextOptions:
@@ -94,18 +94,20 @@ class Scene:
         """How a reference names the node (its ``ref_name`` without building its words)."""
         found = self._refs.get(node_id)
         if found is None:
-            base = self._base_refs.get(node_id)
-            if base is None:
-                base = ref_name(self.all_nodes[node_id], self.charset, marks(self.language))
-            found = self._refs[node_id] = base + self.suffixes.get(node_id, "")
+            found = self._refs[node_id] = self._base_ref(node_id) + self.suffixes.get(node_id, "")
         return found
+
+    def _base_ref(self, node_id: str) -> str:
+        base = self._base_refs.get(node_id)
+        if base is None:
+            base = self._base_refs[node_id] = ref_name(self.all_nodes[node_id], self.charset, marks(self.language))
+        return base
 
     def set_suffixes(self, ids: list[str]) -> None:
         """Give `` #k`` to the nodes in ``ids`` whose reference name another node shares."""
         if not ids:
             return
-        words = marks(self.language)
-        base = self._base_refs = {node_id: ref_name(n, self.charset, words) for node_id, n in self.all_nodes.items()}
+        base = {node_id: self._base_ref(node_id) for node_id in self.all_nodes}
         count = Counter(base.values())
         seen: Counter[str] = Counter()
         changed = set()
@@ -165,15 +167,25 @@ def make_scene(
 def _names_said(graph: Graph, language: str) -> Graph:
     """``graph`` with its names as ``language`` says them (``shown_name``);
     ``graph`` itself when that changes none."""
+    if not any([_hides_global(n) for n in graph.nodes]):
+        return graph
     nodes = tuple(_node_said(n, language) for n in graph.nodes)
     if all(said is n for said, n in zip(nodes, graph.nodes)):
         return graph
     return replace(graph, nodes=nodes)
 
 
-def _node_said(node: Node, language: str) -> Node:
+def _hides_global(node: Node) -> bool:
     # (a leaf's or a module's label is its name, or a parameter's path: global model.fc.weight)
-    if not any(name.startswith(HIDDEN_GLOBAL) for name in (node.label, *node.names, *node.former_names)):
+    return (
+        node.label.startswith(HIDDEN_GLOBAL)
+        or bool(node.names) and any(name.startswith(HIDDEN_GLOBAL) for name in node.names)
+        or bool(node.former_names) and any(name.startswith(HIDDEN_GLOBAL) for name in node.former_names)
+    )
+
+
+def _node_said(node: Node, language: str) -> Node:
+    if not _hides_global(node):
         return node
     said = replace(
         node, label=shown_name(node.label, language), names=tuple(shown_name(n, language) for n in node.names),

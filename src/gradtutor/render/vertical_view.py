@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from gradtutor.render.cells import cut_cells, text_width
 from gradtutor.render.drawing import BY_NAME, FOLDED, Picture
+from gradtutor.render.node_text import NodeText
 from gradtutor.render.scene import LineBuilder, Scene
 
 REF_STYLE = "ref"
@@ -63,6 +64,9 @@ def _join(groups: list[list[str]], group: list[str], scene: Scene) -> None:
     """Add ``group``; one that reads a node of an earlier group (an input
     used by two outputs) goes at the end of the last such group, below every
     input it reads; a lone node goes with lone nodes."""
+    if not groups:
+        groups.append(group)
+        return
     index = scene.index
     linked = {s for n in group for s in index.succs[n]} | {p for n in group for p in index.preds[n]}
     for earlier in reversed(groups):
@@ -118,38 +122,34 @@ class _Leads:
 
 def _emit_entry(picture: Picture, scene: Scene, node_id: str, leads: _Leads) -> None:
     text = scene.text(node_id, scene.width)
-    line = LineBuilder()
-    line.add_node(text)
     picture.anchors[node_id] = (len(picture.lines), 0, len(text.text))
     if text.markers:
         picture.markers |= text.markers
-    refs = _in_label_order(scene, node_id)
+    refs = [leads.ref(scene, p) for p in _in_label_order(scene, node_id)]
     params = scene.params.get(node_id)
-    if not refs and not params:
-        _emit(picture, line)
-        return
-    pieces: list[tuple[str, str | None]] = []
-    widths: list[int] = []
-    for p in refs:
-        ref, ref_width = leads.ref(scene, p)
-        pieces.append((ref, REF_STYLE))
-        widths.append(ref_width)
+    width_limit = scene.width
+    if not params:
+        if not refs:
+            _emit_plain(picture, text, "")
+            return
+        if text.width + leads.after_width + sum([w for _, w in refs]) + 2 * len(refs) - 2 <= width_limit:
+            # Most entries: their inputs' names after the ◀, in one style, on its line.
+            _emit_plain(picture, text, leads.after + ", ".join([r for r, _ in refs]))
+            return
+    line = LineBuilder()
+    line.add_node(text)
+    pieces: list[tuple[str, str | None]] = [(r, REF_STYLE) for r, _ in refs]
+    widths = [w for _, w in refs]
     for param in params or ():
-        param_text = scene.param_text(param, scene.width)
+        param_text = scene.param_text(param, width_limit)
         picture.markers |= param_text.markers
         first, *rest = param_text.segments
         piece = first.text + "".join(seg.text for seg in rest)
         pieces.append((piece, first.style))
         widths.append(text_width(piece))
-    width_limit = scene.width
     lead, lead_width = leads.after, leads.after_width
     used = text.width + lead_width
-    one_line = used + sum(widths) + 2 * len(pieces) - 2 <= width_limit
-    if one_line and not params:  # (most entries: their inputs' names after the ◀, in one style)
-        line.add(lead + ", ".join([piece for piece, _ in pieces]), REF_STYLE)
-        _emit(picture, line)
-        return
-    if not one_line:  # the inputs go on lines of their own under the entry
+    if used + sum(widths) + 2 * len(pieces) - 2 > width_limit:  # the inputs go on lines of their own under the entry
         _emit(picture, line)
         lead, lead_width = leads.below, leads.below_width
         line = LineBuilder()
@@ -174,20 +174,43 @@ def _emit_entry(picture: Picture, scene: Scene, node_id: str, leads: _Leads) -> 
     _emit(picture, line)
 
 
+def _emit_plain(picture: Picture, text: NodeText, refs: str) -> None:
+    """A line of the node's words and ``refs`` (in the reference style), as
+    ``LineBuilder`` builds it, without one: most lines of a big list."""
+    spans: list[tuple[int, int, str]] = []
+    at = 0
+    for seg in text.segments:
+        end = at + len(seg.text)
+        if seg.style is not None and end > at:
+            spans.append((at, end, seg.style))
+        at = end
+    line = text.text + refs
+    if refs:
+        spans.append((at, len(line), REF_STYLE))
+    stripped = line.rstrip(" ")
+    if len(stripped) != len(line):
+        end = len(stripped)
+        spans = [(s, min(e, end), st) for s, e, st in spans if s < end]
+    picture.lines.append(stripped)
+    picture.spans.append(spans)
+
+
 def _in_label_order(scene: Scene, node_id: str) -> list[str]:
     """Inputs in the order the label names them: ``BCE(z, y)  ◀ z, y``."""
     found = scene.input_orders.get(node_id)
     if found is None:
-        found = scene.input_orders[node_id] = _label_order(scene, node_id, list(scene.index.preds[node_id]))
+        found = scene.input_orders[node_id] = _label_order(scene, node_id, scene.index.preds[node_id])
     return found
 
 
 def _label_order(scene: Scene, node_id: str, refs: list[str]) -> list[str]:
+    """(``refs`` itself when there is nothing to order: lists only read.)"""
     if len(refs) < 2:
         return refs
     label = scene.all_nodes[node_id].label
-    names = {r: scene.ref(r).split(" ")[0] for r in refs}
-    return sorted(refs, key=lambda r: word_at(label, names[r]))
+    # (by where each is named, then as listed: what a stable sort would give)
+    placed = sorted([(word_at(label, scene.ref(r).split(" ")[0]), i) for i, r in enumerate(refs)])
+    return [refs[i] for _, i in placed]
 
 
 def _word_char(ch: str) -> bool:
