@@ -161,6 +161,7 @@ class NodeTag:
 
 
 _saved_attrs_by_class: dict[type, tuple[str, ...]] = {}
+_custom_classes: dict[type, bool] = {}  # node class -> is it a custom Function's
 
 
 def _saved_tensor_attrs(node: Any) -> tuple[str, ...]:
@@ -188,7 +189,11 @@ def _saves_nothing(node: Any) -> bool:
     """A custom ``autograd.Function``'s node whose forward saved no tensor
     (``ctx.constant = ...`` only): a second backward through it works. Its
     raw saved tensors are counted, not read (reading would unpack them)."""
-    if not isinstance(node, torch.autograd.function.BackwardCFunction):
+    cls = type(node)
+    custom = _custom_classes.get(cls)
+    if custom is None:
+        custom = _custom_classes[cls] = issubclass(cls, torch.autograd.function.BackwardCFunction)
+    if not custom:
         return False
     try:
         return len(node._raw_saved_tensors) == 0
@@ -270,7 +275,11 @@ def dtype_name(dtype: Any) -> str:
     return name
 
 
-def _output_meta(node: Any) -> tuple[tuple[int, ...] | None, str | None]:
+def _output_meta(node: Any, tensor: torch.Tensor | None = None) -> tuple[tuple[int, ...] | None, str | None]:
+    """The shape and dtype of the node's (first) output: read from that
+    tensor, when the caller has it, without building the node's metadata."""
+    if tensor is not None and type(tensor) is torch.Tensor and tensor.output_nr == 0:
+        return tuple(tensor.shape), dtype_name(tensor.dtype)
     try:
         meta = node._input_metadata[0]
         return tuple(meta.shape), dtype_name(meta.dtype)
@@ -378,8 +387,9 @@ class TagRegistry:
         fn = tensor.grad_fn
         return self.tag_of(fn) if fn is not None else self.known_leaf(tensor)
 
-    def tag_graph(self, grad_fn: Any, origin: Origin) -> NodeTag | None:
+    def tag_graph(self, grad_fn: Any, origin: Origin, output: torch.Tensor | None = None) -> NodeTag | None:
         """Tag ``grad_fn`` and every untagged node below it; return its tag.
+        (``output``: a tensor whose ``grad_fn`` it is, when the caller has one.)
 
         Nodes already tagged keep their tag (and so the line that created
         them). The usual case, an op whose inputs are tagged already, takes
@@ -404,12 +414,14 @@ class TagRegistry:
             else:
                 child_tag = self._tag_deep(child, origin)
             children.append(child_tag)
-        return self._put(grad_fn, self._new_tag(grad_fn, origin, tuple(children)))
+        return self._put(grad_fn, self._new_tag(grad_fn, origin, tuple(children), output))
 
-    def _new_tag(self, node: Any, origin: Origin, children: tuple[NodeTag | LeafTag, ...]) -> NodeTag:
+    def _new_tag(
+        self, node: Any, origin: Origin, children: tuple[NodeTag | LeafTag, ...], output: torch.Tensor | None = None,
+    ) -> NodeTag:
         if self.is_user_file is not None and torch.is_anomaly_enabled():
             _forward_trace_as_python_keeps_it(node, self.is_user_file)
-        shape, dtype = _output_meta(node)
+        shape, dtype = _output_meta(node, output)
         tag = NodeTag(
             self._serial(),
             node.name().removeprefix("torch::autograd::"),  # CopySlices, AccumulateGrad...
@@ -467,7 +479,7 @@ class TagRegistry:
         """The tag of a tensor's place in the graph: its grad_fn's, or its own as a leaf."""
         fn = tensor.grad_fn
         if fn is not None:
-            tag = self.tag_graph(fn, origin)
+            tag = self.tag_graph(fn, origin, tensor)
             assert tag is not None
             return tag
         return self.leaf_tag(tensor)

@@ -525,29 +525,31 @@ class CallObserver(TorchFunctionMode):
         # bookkeeping, which must never reach the program.
         out = func(*args, **kwargs)
         try:
-            if not _grad_enabled() and not self.in_backward:
-                self._no_grad_outputs(args, kwargs, out)
-            # Tag the nodes the call made with the line that made them,
-            # untraced as a handler's work is. (A tensor whose node this
-            # registry tagged already, the usual case, needs nothing.)
-            if isinstance(out, torch.Tensor):
+            if not isinstance(out, (torch.Tensor, tuple, list)):
+                return out  # (None, a number, a flag: nothing the tutor notes)
+            no_grad = not _grad_enabled() and not self.in_backward
+            if not no_grad and isinstance(out, torch.Tensor):
+                # A tensor whose node this registry tagged already, the usual
+                # case, needs nothing.
                 try:
                     fn = out.grad_fn  # (ag.grad_fn_of, inline: a call here is a traced call)
                 except RuntimeError:
                     return out
                 if fn is None or id(fn.metadata) in self._node_tags:
                     return out
-            elif not isinstance(out, (tuple, list)):
-                return out
+            # What no_grad cut off, and the nodes the call made tagged with the
+            # line that made them: untraced, as a handler's work is (each
+            # Python call of it would be a traced call).
             trace = _gettrace()
-            if trace is None:
-                self._tag_outputs(out)
-                return out
-            _settrace(None)
+            if trace is not None:
+                _settrace(None)
             try:
+                if no_grad:
+                    self._no_grad_outputs(args, kwargs, out)
                 self._tag_outputs(out)
             finally:
-                _settrace(trace)
+                if trace is not None:
+                    _settrace(trace)
         except Exception as exc:
             self._failed(exc)
         return out
@@ -612,7 +614,7 @@ class CallObserver(TorchFunctionMode):
         if isinstance(out, torch.Tensor):
             fn = ag.grad_fn_of(out)
             if fn is not None:
-                self.registry.tag_graph(fn, self.context.origin)
+                self.registry.tag_graph(fn, self.context.origin, out)
         elif isinstance(out, (tuple, list)):
             for t in out:
                 fn = ag.grad_fn_of(t) if isinstance(t, torch.Tensor) else None
