@@ -2,8 +2,8 @@
 side by side in one run, on the same graphs.
 
 Each graph is a residual chain built with real torch ops (per block: a
-parameter, Mul, Relu, Add that also reads the block's input), of about 100,
-1,000 and 10,000 autograd nodes. For each, the median of alternating runs of:
+parameter, Mul, Relu, Add that also reads the block's input), of 100, 1,000
+and 10,000 autograd nodes. For each, the median of alternating runs of:
 
   make_dot   torchviz.make_dot(y, params): walks the graph and builds the
              graphviz source (no layout: that is the ``dot`` program's work,
@@ -17,7 +17,8 @@ parameter, Mul, Relu, Add that also reads the block's input), of about 100,
              as the op that makes it runs, so showing a step costs this.
 
 Past about 1,000 nodes in a chain torchviz's recursive walk reaches
-Python's recursion limit; the bench says so instead of a time.
+Python's recursion limit (the bench leaves the limit as it is); it says so
+instead of a time.
 
 torchviz is not a dependency of the tutor; install it to run this bench:
 ``.venv/bin/pip install torchviz``.
@@ -79,7 +80,7 @@ def main() -> None:
     except ImportError:
         sys.exit("bench_torchviz: torchviz is not installed (.venv/bin/pip install torchviz)")
     print(f"{'nodes':>7} {'make_dot ms':>12} {'tutor ms':>9} {'ratio':>6} {'draw ms':>8} {'ratio':>6}  tutor's view")
-    for blocks in (25, 250, 2_500):
+    for blocks in (33, 333, 3_333):  # 100, 1,000 and 10,000 nodes (3 per block, and the sum)
         y, names = residual(blocks)
         tagged = ag.TagRegistry()
         tutor_draw(y, names, tagged)

@@ -23,6 +23,7 @@ from typing import Any
 
 from gradtutor.gcpause import no_cycle_collection
 from gradtutor.model import LEVEL_OPS, LEVEL_STATEMENTS, SAVED_FREED, Graph, Snapshot
+from gradtutor.render.cells import text_width
 from gradtutor.render.charset import Charset, get_charset
 from gradtutor.render.drawing import Drawing, Picture, fit_line
 from gradtutor.render.folding import fold_parameters
@@ -169,13 +170,16 @@ def _finish(picture: Picture, scene: Scene, omit_keys: frozenset[str] = frozense
     if legend:
         lines += [""] + legend
         spans += [[]] + legend_spans
-    fitted = [fit_line(line, sp, scene.width) for line, sp in zip(lines, spans, strict=True)]
+    width = scene.width
+    for i, line in enumerate(lines):
+        if text_width(line) > width:
+            lines[i], spans[i] = fit_line(line, spans[i], width)
     anchors = tuple((node_id, row, start, end) for node_id, (row, start, end) in picture.anchors.items())
     edges = tuple((s, d, how) for (s, d), how in picture.edges.items())
     return Drawing(
-        lines=tuple([line for line, _ in fitted]),
-        spans=tuple([tuple(sp) for _, sp in fitted]),
-        legend=tuple(fitted[len(lines) - len(legend) + i][0] for i in range(len(legend))),
+        lines=tuple(lines),
+        spans=tuple([tuple(sp) for sp in spans]),
+        legend=tuple(lines[len(lines) - len(legend):]) if legend else (),
         view=picture.view,
         width=scene.width,
         anchors=anchors,
