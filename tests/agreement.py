@@ -15,7 +15,7 @@ from typing import Any, Iterable
 from gradtutor.explanations import book_for
 from gradtutor.model import Event, Step
 from gradtutor.narrate import (
-    NarrationOptions, Narrator, changed_names, event_names, graph_drawing, step_frame_key, tells_a_change,
+    NarrationOptions, Narrator, changed_names, event_names, graph_drawing, old_names, step_frame_key, tells_a_change,
 )
 from gradtutor.render import Drawing
 
@@ -83,7 +83,9 @@ def check_run(steps: Iterable[Step]) -> list[str]:
                 told.setdefault(None if event.get("parameters") else frame, set()).add(event["name"])
                 if event.get("through"):  # (c changed through d: d is the program's name, changed too)
                     told.setdefault(frame, set()).add(event["through"])
-        drawn = narrator.drawing_if_changed(step.snapshot, frame, event_names([step]), changed_names([step]))
+        drawn = narrator.drawing_if_changed(
+            step.snapshot, frame, event_names([step]), changed_names([step]), old_names([step])
+        )
         if drawn is not None:
             problems.extend(_told_changed_but_unchanged(step, drawn, told.get(frame, set()) | told.get(None, set())))
             told = {}

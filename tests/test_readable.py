@@ -423,6 +423,42 @@ def test_entering_and_leaving_a_function_does_not_redraw_what_it_did_not_touch(p
     assert "w * 2" not in "\\n".join(back)
 
 
+def test_a_function_named_as_another_does_not_redraw_what_it_did_not_touch(program):
+    # Two hooks called pack: the second's first step changed nothing of the
+    # graph, and must not draw a and its graph as if it had because the first
+    # pack named a "x" (names belong to one function, not to every function
+    # of that name).
+    text = explain_text(program("""
+        import torch
+        def pack(x):
+            return x
+        a = torch.ones(4, requires_grad=True)
+        b = torch.ones(4, requires_grad=True) * 3
+        with torch.autograd.graph.saved_tensors_hooks(pack, lambda x: x):
+            y = a * b
+        y.sum().backward()
+        def pack(t):
+            name = str(t.shape)
+            return name
+        x = torch.ones(4, requires_grad=True)
+        with torch.autograd.graph.saved_tensors_hooks(pack, lambda n: x):
+            z = x.pow(2)
+    """))
+    [second] = [s for s in steps_of(text) if s[0].endswith("name = str(t.shape)")]
+    assert second == [second[0]], second
+
+
+def test_the_nodes_a_name_moved_on_from_count_as_touched():
+    # "x moved on, but the old tensor is still in the graph (drawn as x (old))":
+    # the picture draws x (old), even when it looks as it did when drawn last.
+    old = Node("x0", "statement", "a * 2", former_names=("x",), step=1)
+    graph = Graph((Node("a", "leaf", "a", names=("a",)), old), (Edge("a", "x0"),))
+    assert touched_part(graph, graph, None) == (Graph(), Focus())
+    part, _ = touched_part(graph, graph, None, old_names={"x"})
+    assert [n.id for n in part.nodes] == ["a", "x0"]
+    assert touched_part(graph, graph, None, old_names={"y"}) == (Graph(), Focus())
+
+
 def _bounded_by_every_render(narrator, snapshot, part, notes):
     """The bound as first written: every fold and view drawn until one fits."""
     from gradtutor.narrate import graph_drawing

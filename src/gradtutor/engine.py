@@ -1030,6 +1030,7 @@ class Engine:
                 ),
                 grad_changes=grad_changes,
                 leaving=state.leaving,
+                function_line=state.code.co_firstlineno,
             )
             self._remember_types(state, scope)
             self._steps.append(step)

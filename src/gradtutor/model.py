@@ -348,6 +348,9 @@ class Step:
     # as in ``Snapshot.grads`` or None (no .grad), for the same tensor.
     grad_changes: tuple[tuple[str, Any, Any], ...] = ()
     leaving: bool = False  # the end of a with block (its __exit__ ran), not the with statement again
+    # The line the function's code starts at (its def): two functions of one
+    # name (two classes' forward) are two sets of names. 0 when not known.
+    function_line: int = 0
 
     def to_json(self, level: str = LEVEL_STATEMENTS) -> dict[str, Any]:
         """The step without its graph (``jsondoc.steps_json`` adds it where it changed)."""

@@ -230,10 +230,13 @@ def _least_entries(graph: Graph) -> int:
     return max(0, len(graph.nodes) - 2 * leaves)
 
 
-def step_frame_key(step: Any) -> tuple[str, ...]:
+def step_frame_key(step: Any) -> tuple[Any, ...]:
     """Whose names a step's snapshot has: the module's (every shell input
-    shares them), or a function's."""
-    return ("<module>",) if step.function == "<module>" else (step.file, step.function)
+    shares them), or a function's, each call of it (not another function of
+    the same name: ``forward`` of two classes)."""
+    if step.function == "<module>":
+        return ("<module>",)
+    return (step.file, step.function, step.function_line)
 
 
 def step_where(step: Any, language: str = "en") -> str:
@@ -331,6 +334,15 @@ def event_names(steps: Iterable[Step]) -> frozenset[str]:
     return frozenset(
         e.get("name") for step in steps for e in step.events
         if e.kind in ("name-bound", "name-rebound", "graph-growth") and e.get("name")
+    )
+
+
+def old_names(steps: Iterable[Step]) -> frozenset[str]:
+    """The names the steps' events said moved on while what they held stays
+    in the graph: the explanation says it is drawn as ``x (old)``."""
+    return frozenset(
+        e.get("name") for step in steps for e in step.events
+        if e.kind == "name-rebound" and e.get("old_in_graph") and e.get("name")
     )
 
 
@@ -457,14 +469,16 @@ class Narrator:
 
     def drawing_if_changed(
         self, snapshot: Snapshot, frame: Any = None, names: Collection[str] = (), changed: Collection[str] = (),
+        old: Collection[str] = (),
     ) -> Drawing | None:
         """The drawing to show after ``snapshot``: None when the graph is the one
         drawn last (or empty, or drawings are off). ``frame``: which function's
-        names the snapshot has (a step's file and function); ``names``: the
+        names the snapshot has (``step_frame_key``); ``names``: the
         ones the step's events are about (``event_names``), drawn whatever
         else changed; ``changed``: the ones they told changed in place
         (``changed_names``), whose nodes are drawn by the next picture there
-        is, this one or a later one."""
+        is, this one or a later one; ``old``: the ones they told moved on
+        from a tensor still in the graph (``old_names``), drawn as ``x (old)``."""
         graph = snapshot.graph(self.options.level)
         if changed:
             told = frozenset(changed)
@@ -478,7 +492,7 @@ class Narrator:
         if self.options.graph == "full":
             self.unseen_changes.clear()
             return graph_drawing(snapshot, self.options, explained=self.explained)
-        part, focus = touched_part(graph, previous, named_previous, names)
+        part, focus = touched_part(graph, previous, named_previous, names, old_names=old)
         if not part.edges and all(n.kind == MODULE for n in part.nodes):
             # Only a module's parameters, used by no graph yet (its __init__):
             # no autograd to see. Made or changed since the last picture, it
@@ -486,7 +500,7 @@ class Narrator:
             self.unseen_changes.update(n.id for n in part.nodes)
             return None
         if self.unseen_changes:
-            part, focus = touched_part(graph, previous, named_previous, names, self.unseen_changes)
+            part, focus = touched_part(graph, previous, named_previous, names, self.unseen_changes, old)
             self.unseen_changes.clear()
         notes = (self.focus_note(focus),) if focus.omitted else ()
         drawing = self.bounded_drawing(snapshot, part, notes)
@@ -549,8 +563,9 @@ class Narrator:
 
     def graph_if_changed(
         self, snapshot: Snapshot, frame: Any = None, names: Collection[str] = (), changed: Collection[str] = (),
+        old: Collection[str] = (),
     ) -> list[RenderableType]:
-        drawing = self.drawing_if_changed(snapshot, frame, names, changed)
+        drawing = self.drawing_if_changed(snapshot, frame, names, changed, old)
         if drawing is None:
             return []
         if drawing.picture == self.last_picture:
@@ -570,5 +585,7 @@ class Narrator:
         out.append(step_header(step, ascii=self.options.ascii, language=self.options.language))
         out.extend(self.events(step))
         out.extend(self.grad_changes(step))
-        out.extend(self.graph_if_changed(step.snapshot, step_frame_key(step), event_names([step]), changed_names([step])))
+        out.extend(self.graph_if_changed(
+            step.snapshot, step_frame_key(step), event_names([step]), changed_names([step]), old_names([step])
+        ))
         return out

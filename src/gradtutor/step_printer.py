@@ -17,7 +17,7 @@ from rich.console import Group, RenderableType
 
 from gradtutor.model import Step
 from gradtutor.narrate import (
-    Narrator, Verbatim, changed_names, event_names, hidden_note, step_frame_key, step_header, step_where,
+    Narrator, Verbatim, changed_names, event_names, hidden_note, old_names, step_frame_key, step_header, step_where,
 )
 from gradtutor.render.words import say
 
@@ -88,7 +88,7 @@ class StepPrinter:
         body.extend(narrator.events(step))
         body.extend(narrator.grad_changes(step))
         body.extend(narrator.graph_if_changed(
-            step.snapshot, step_frame_key(step), event_names([step]), changed_names([step])
+            step.snapshot, step_frame_key(step), event_names([step]), changed_names([step]), old_names([step])
         ))
         headed = step.index in self.headed
         self.headed.discard(step.index)

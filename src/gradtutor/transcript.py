@@ -31,6 +31,7 @@ from gradtutor.narrate import (
     graph_drawing,
     indented,
     note_renderable,
+    old_names,
     step_frame_key,
     step_header,
     step_where,
@@ -147,7 +148,9 @@ def step_frame(narrator: Narrator, step: Step, number: int) -> Frame:
         source=step.source,
         parts=(Part(step, tuple(narrator.notes(step)), show_header=False, show_output=True,  # its heading names it
                     grad_lines=tuple(narrator.grad_change_lines(step)), language=narrator.options.language),),
-        drawing=narrator.drawing_if_changed(step.snapshot, step_frame_key(step), event_names([step]), changed_names([step])),
+        drawing=narrator.drawing_if_changed(
+            step.snapshot, step_frame_key(step), event_names([step]), changed_names([step]), old_names([step])
+        ),
         hidden=int(step.extra.get("hidden", 0)),
         hidden_repeated=tuple(narrator.repeated(step.extra.get("repeated", ()), step.file)),
         language=narrator.options.language,
@@ -191,7 +194,7 @@ def cell_frame(
         for step in steps
     )
     drawing = narrator.drawing_if_changed(
-        steps[-1].snapshot, step_frame_key(steps[-1]), event_names(steps), changed_names(steps)
+        steps[-1].snapshot, step_frame_key(steps[-1]), event_names(steps), changed_names(steps), old_names(steps)
     ) if steps else None
     return Frame(
         number=number,

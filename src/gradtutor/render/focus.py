@@ -37,7 +37,7 @@ class Focus:
 
 def touched_part(
     graph: Graph, previous: Graph | None, named_previous: Graph | None | object = SAME_FRAME,
-    names: Collection[str] = (), changed_ids: Collection[str] = (),
+    names: Collection[str] = (), changed_ids: Collection[str] = (), old_names: Collection[str] = (),
 ) -> tuple[Graph, Focus]:
     """``graph`` cut down to what changed since ``previous`` (the graph drawn
     last), with context: a connected part the step touched is drawn whole when
@@ -54,7 +54,9 @@ def touched_part(
     ``changed_ids`` changed since ``previous`` was drawn but look as they did
     (an optimizer step, a moving average of weights updated under no_grad:
     autograd recorded nothing): they count as touched when something else
-    is, never left out as "unchanged since the last picture"."""
+    is, never left out as "unchanged since the last picture". The nodes that
+    lost one of ``old_names`` (drawn ``x (old)``: the step's events say the
+    name moved on from them) count as touched too."""
     if previous is None:
         return graph, Focus()
     before = {n.id: n for n in previous.nodes}
@@ -71,6 +73,9 @@ def touched_part(
     if names:
         wanted = frozenset(names)
         touched |= {n.id for n in graph.nodes if n.names and not wanted.isdisjoint(n.names)}
+    if old_names:
+        left = frozenset(old_names)
+        touched |= {n.id for n in graph.nodes if not n.names and n.former_names and not left.isdisjoint(n.former_names)}
     if not touched:
         return Graph(), Focus()
     if changed_ids:
