@@ -451,11 +451,23 @@ def test_a_function_named_as_another_does_not_redraw_what_it_did_not_touch(progr
 def test_the_nodes_a_name_moved_on_from_count_as_touched():
     # "x moved on, but the old tensor is still in the graph (drawn as x (old))":
     # the picture draws x (old), even when it looks as it did when drawn last.
-    old = Node("x0", "statement", "a * 2", former_names=("x",), step=1)
-    graph = Graph((Node("a", "leaf", "a", names=("a",)), old), (Edge("a", "x0"),))
+    # Of two, the newer: the one the name moved on from (the older is its input).
+    nodes = (
+        Node("a", "leaf", "a", names=("a",)),
+        Node("x0", "statement", "a * 2", former_names=("x",), step=1),
+        Node("x1", "statement", "x + 1", former_names=("x",), step=2),
+    )
+    graph = Graph(nodes, (Edge("a", "x0"), Edge("x0", "x1")))
     assert touched_part(graph, graph, None) == (Graph(), Focus())
     part, _ = touched_part(graph, graph, None, old_names={"x"})
-    assert [n.id for n in part.nodes] == ["a", "x0"]
+    assert [n.id for n in part.nodes] == ["a", "x0", "x1"]  # (a part this small is drawn whole)
+    big = Graph(
+        tuple(Node(f"c{i}", "leaf", f"c{i}", names=(f"c{i}",)) for i in range(8)) + nodes,
+        tuple(Edge(f"c{i}", "x0") for i in range(8)) + graph.edges,
+    )
+    part, _ = touched_part(big, big, None, old_names={"x"})
+    assert [n.id for n in part.nodes] == ["x0", "x1"]
+    assert part.nodes[0].inputs_hidden
     assert touched_part(graph, graph, None, old_names={"y"}) == (Graph(), Focus())
 
 

@@ -54,9 +54,9 @@ def touched_part(
     ``changed_ids`` changed since ``previous`` was drawn but look as they did
     (an optimizer step, a moving average of weights updated under no_grad:
     autograd recorded nothing): they count as touched when something else
-    is, never left out as "unchanged since the last picture". The nodes that
-    lost one of ``old_names`` (drawn ``x (old)``: the step's events say the
-    name moved on from them) count as touched too."""
+    is, never left out as "unchanged since the last picture". The node each
+    of ``old_names`` moved on from (drawn ``x (old)``, as the step's events
+    say) counts as touched too."""
     if previous is None:
         return graph, Focus()
     before = {n.id: n for n in previous.nodes}
@@ -74,8 +74,11 @@ def touched_part(
         wanted = frozenset(names)
         touched |= {n.id for n in graph.nodes if n.names and not wanted.isdisjoint(n.names)}
     if old_names:
+        # (the newest node each name left, in creation order the last: the
+        # one it moved on from; older ones are drawn only as inputs)
         left = frozenset(old_names)
-        touched |= {n.id for n in graph.nodes if not n.names and n.former_names and not left.isdisjoint(n.former_names)}
+        newest = {name: n.id for n in graph.nodes if not n.names for name in left.intersection(n.former_names)}
+        touched |= set(newest.values())
     if not touched:
         return Graph(), Focus()
     if changed_ids:
