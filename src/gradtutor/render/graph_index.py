@@ -70,7 +70,7 @@ def _step(node: Node) -> int:
 
 
 def _topological(ids: list[str], created: dict[str, int], edges: list[tuple[str, str]]) -> list[str] | None:
-    """The nodes in an order with inputs first; None when ``ids`` is one."""
+    """The nodes in an order with inputs first; None when ``ids`` already is one."""
     if all([created[s] < created[d] for s, d in edges]):
         return None  # the usual case: listed inputs first
     out: dict[str, list[str]] = {n: [] for n in ids}

@@ -103,7 +103,8 @@ def describe_node(node: Node, options: TextOptions, suffix: str = "", ref: str |
     expr, name_part = _label_parts(node, cs, options.marks)
     base_style = _base_style(node, options)
     extra = DROPPED if node.dropped else (OLD_MODULE if node.kind == MODULE else OLD) if node.former_names else ""
-    brackets, tag_text, tag_width, markers = _brackets(() if node.dropped else _tags(node, options), options.marks["sep"], extra)
+    tags = () if node.dropped else _tags(node, options)
+    brackets, tag_text, tag_width, markers = _brackets(tags, options.marks["sep"], extra)
     rest = text_width(name_part) + (text_width(suffix) if suffix else 0) + tag_width
     expr_width = text_width(expr)
     if expr_width > options.max_width - rest:

@@ -127,7 +127,8 @@ def _emit_entry(picture: Picture, scene: Scene, node_id: str, leads: _Leads) -> 
     if text.markers:
         picture.markers |= text.markers
     known = leads.refs
-    refs = [known.get(p) or leads.ref(scene, p) for p in scene.input_orders.get(node_id) or _in_label_order(scene, node_id)]
+    inputs = scene.input_orders.get(node_id) or _in_label_order(scene, node_id)
+    refs = [known.get(p) or leads.ref(scene, p) for p in inputs]
     params = scene.params.get(node_id)
     width_limit = scene.width
     if not params:
