@@ -28,6 +28,7 @@ from rich.text import Text
 
 from gradtutor import __version__
 from gradtutor.errors import GradtutorError
+from gradtutor.gcpause import settle_startup
 from gradtutor.lesson_catalog import Catalog
 from gradtutor.lesson_runner import LessonRun
 from gradtutor.progress import ProgressStore
@@ -46,7 +47,6 @@ from gradtutor.narrate import (
     step_header,
 )
 from gradtutor.transcript import Listing, Transcript, cell_frame, cell_place, frame_renderables
-from gradtutor.gcpause import settle_startup
 from gradtutor.torch_import import import_torch
 
 

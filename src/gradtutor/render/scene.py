@@ -66,9 +66,8 @@ class Scene:
         key = (node_id, limit)
         found = self._texts.get(key)
         if found is None:
-            options = self._options.get(limit) or self._options_for(limit)
             found = self._texts[key] = describe_node(
-                self.all_nodes[node_id], options, self.suffixes.get(node_id, ""), self.ref(node_id)
+                self.all_nodes[node_id], self._options_for(limit), self.suffixes.get(node_id, ""), self.ref(node_id)
             )
         return found
 
@@ -227,9 +226,13 @@ class LineBuilder:
         return start
 
     def build(self) -> tuple[str, list[Span]]:
-        text = "".join(self.parts)
-        stripped = text.rstrip(" ")
-        end = len(stripped)
-        if end == self.length:
-            return stripped, self.spans
-        return stripped, [(s, min(e, end), st) for s, e, st in self.spans if s < end]
+        return end_line("".join(self.parts), self.spans)
+
+
+def end_line(text: str, spans: list[Span]) -> tuple[str, list[Span]]:
+    """A built line without its trailing spaces, its spans cut to match."""
+    stripped = text.rstrip(" ")
+    end = len(stripped)
+    if end == len(text):
+        return stripped, spans
+    return stripped, [(s, min(e, end), st) for s, e, st in spans if s < end]

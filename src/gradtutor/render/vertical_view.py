@@ -25,7 +25,7 @@ from __future__ import annotations
 from gradtutor.render.cells import cut_cells, text_width
 from gradtutor.render.drawing import BY_NAME, FOLDED, Picture
 from gradtutor.render.node_text import NodeText
-from gradtutor.render.scene import LineBuilder, Scene
+from gradtutor.render.scene import LineBuilder, Scene, end_line
 
 REF_STYLE = "ref"
 VERTICAL = "vertical"
@@ -36,7 +36,6 @@ def entry_order(scene: Scene) -> list[list[str]]:
     nodes: from each output (oldest first), its inputs before it, depth first
     in the order its words name them."""
     index = scene.index
-    orders = scene.input_orders
     placed: set[str] = set()
     groups: list[list[str]] = []
     sinks = sorted((n for n in index.order if not index.succs[n]), key=index.seniority.__getitem__)
@@ -54,7 +53,7 @@ def entry_order(scene: Scene) -> list[list[str]]:
                 continue
             placed.add(node_id)
             stack.append((node_id, True))
-            for pred in reversed(orders.get(node_id) or _in_label_order(scene, node_id)):
+            for pred in reversed(_in_label_order(scene, node_id)):
                 if pred not in placed:
                     stack.append((pred, False))
         _join(groups, group, scene)
@@ -126,9 +125,7 @@ def _emit_entry(picture: Picture, scene: Scene, node_id: str, leads: _Leads) -> 
     picture.anchors[node_id] = (len(picture.lines), 0, len(text.text))
     if text.markers:
         picture.markers |= text.markers
-    known = leads.refs
-    inputs = scene.input_orders.get(node_id) or _in_label_order(scene, node_id)
-    refs = [known.get(p) or leads.ref(scene, p) for p in inputs]
+    refs = [leads.ref(scene, p) for p in _in_label_order(scene, node_id)]
     params = scene.params.get(node_id)
     width_limit = scene.width
     if not params:
@@ -187,14 +184,10 @@ def _emit_plain(picture: Picture, text: NodeText, refs: str) -> None:
         if seg.style is not None and end > at:
             spans.append((at, end, seg.style))
         at = end
-    line = text.text + refs if refs else text.text
     if refs:
-        spans.append((at, len(line), REF_STYLE))
-    stripped = line.rstrip(" ")
-    if len(stripped) != len(line):
-        end = len(stripped)
-        spans = [(s, min(e, end), st) for s, e, st in spans if s < end]
-    picture.lines.append(stripped)
+        spans.append((at, at + len(refs), REF_STYLE))
+    line, spans = end_line(text.text + refs, spans)
+    picture.lines.append(line)
     picture.spans.append(spans)
 
 
