@@ -82,6 +82,10 @@ def make_console(env: Environment, *, width: int, plain: bool, file: Any = None)
     return Console(
         file=file if file is not None else env.stdout,
         width=width,
+        # Nothing the tutor prints fills the screen's height. Given one, rich
+        # no longer asks the terminal and os.environ for the console's size
+        # each time it reads it (three times a print).
+        height=25,
         color_system="auto" if color else None,
         force_terminal=color or None,
         no_color=not color,

@@ -232,7 +232,7 @@ def _explain_export(
     in the document, where it was printed."""
     from gradtutor.explanations import book_for
     from gradtutor.export import export_document, write_export
-    from gradtutor.narrate import NarrationOptions, Narrator, quiet_text
+    from gradtutor.narrate import NarrationOptions, Narrator, console_printer, quiet_text
     from gradtutor.transcript import Transcript, step_frame
 
     output = getattr(args, "output", None)
@@ -324,7 +324,7 @@ def _explain_text(args: argparse.Namespace, env: Environment, run: Callable[...,
     from rich.text import Text
 
     from gradtutor.explanations import book_for
-    from gradtutor.narrate import NarrationOptions, Narrator, quiet_text
+    from gradtutor.narrate import NarrationOptions, Narrator, console_printer, quiet_text
     from gradtutor.step_printer import NarrationStream, StepPrinter
 
     width = args.width or env.width
@@ -337,7 +337,7 @@ def _explain_text(args: argparse.Namespace, env: Environment, run: Callable[...,
     narrator = Narrator(book_for(language), options)
     # Not cropped: what the program printed, and a traceback, come out whole
     # (a long line wraps in the terminal); the rest is made to fit already.
-    printer = StepPrinter(narrator, lambda renderable: console.print(renderable, crop=False))
+    printer = StepPrinter(narrator, console_printer(console))
 
     def finish(result: RunResult) -> int:
         stream.write_through = None

@@ -7,7 +7,7 @@ front ends print what these functions return.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any, Collection, Iterable, Iterator, Sequence
+from typing import Any, Callable, Collection, Iterable, Iterator, Sequence
 
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.segment import Segment
@@ -21,7 +21,7 @@ from gradtutor.render.vertical_view import VERTICAL
 from gradtutor.render.focus import Focus, touched_part
 from gradtutor.render.repeats import fold_repeats
 from gradtutor.render.words import say, shown_name
-from gradtutor.render.cells import wrap_cells
+from gradtutor.render.cells import text_width, wrap_cells
 
 _SEVERITY_STYLE = {
     "error": "bold red",
@@ -111,6 +111,87 @@ class Wrapped:
 
 def indented(renderable: RenderableType, by: int = INDENT) -> Indented:
     return Indented(renderable, by)
+
+
+def plain_lines(renderable: RenderableType, width: int, ascii_only: bool = False) -> list[str] | None:
+    """The lines a console without colour prints for ``renderable`` at
+    ``width`` cells (``print(renderable, crop=False)``), made here for the
+    tutor's own renderables, which are lines of plain text already (rich
+    would cut each into segments, crop and join them again). None for any
+    other renderable, and where rich would wrap, cut or fold a line: rich
+    prints those."""
+    lines: list[str] = []
+    return lines if _plain_into(lines, renderable, width, None, ascii_only) else None
+
+
+def console_printer(console: Console) -> Callable[[RenderableType], None]:
+    """How a front end prints a renderable: ``console.print(renderable,
+    crop=False)``; on a console without colour, the lines ``plain_lines``
+    makes, printed as they are (the same text, without rich's splitting)."""
+    if console.color_system is not None or console.is_jupyter:
+        return lambda renderable: console.print(renderable, crop=False)
+
+    def show(renderable: RenderableType) -> None:
+        lines = plain_lines(renderable, console.width, console.options.ascii_only)
+        if lines is None:
+            console.print(renderable, crop=False)
+        elif lines:
+            console.print(Verbatim("\n".join(lines)), crop=False)
+
+    return show
+
+
+def _plain_into(lines: list[str], renderable: Any, width: int, crop: int | None, ascii_only: bool) -> bool:
+    """``plain_lines``' work: ``renderable``'s lines appended to ``lines``;
+    ``crop``: the cells rich crops its lines to (inside an ``Indented``), None
+    at the top (not cropped). False: not one to print without rich."""
+    kind = type(renderable)
+    if kind is Group:
+        return all(_plain_into(lines, item, width, crop, ascii_only) for item in renderable.renderables)
+    if kind is Indented:
+        inner_width = max(1, width - renderable.by)
+        inner: list[str] = []
+        if not _plain_into(inner, renderable.renderable, inner_width, inner_width, ascii_only):
+            return False
+        margin = " " * renderable.by
+        lines.extend(margin + line if line else "" for line in (line.rstrip() for line in inner))
+        return True
+    if kind is Verbatim:
+        own = renderable.text.split("\n")
+        own[0] = renderable.prefix + own[0]
+    elif kind is Wrapped:
+        own = wrap_cells(renderable.text, max(10, width))
+    elif kind is Bulleted:
+        lead = renderable.bullet + " "
+        own = [
+            (lead if i == 0 else " " * len(lead)) + line
+            for i, line in enumerate(wrap_cells(renderable.text, max(10, width - len(lead))))
+        ]
+    elif kind is OneLine:
+        plain = renderable.text.plain
+        if text_width(plain) > width:
+            plain = renderable.fitted(width).plain
+        if "\n" in plain:
+            return False
+        own = [plain]
+    elif kind is Text:
+        plain = renderable.plain
+        if (
+            "\n" in plain or "\t" in plain or text_width(plain) > width
+            or renderable.end != "\n" or renderable.justify not in (None, "default", "left")
+        ):
+            return False  # (rich wraps, cuts or aligns it)
+        own = [plain]
+    elif kind is GraphView:
+        own = renderable.drawing(width, ascii_only).lines
+        if any(text_width(line) > width for line in own):
+            return False
+    else:
+        return False
+    if crop is not None and any(text_width(line) > crop for line in own):
+        return False
+    lines.extend(own)
+    return True
 
 
 @dataclass(frozen=True)
@@ -265,15 +346,19 @@ class OneLine:
     def plain(self) -> str:
         return self.text.plain
 
-    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+    def fitted(self, width: int) -> Text:
+        """The line as printed at ``width`` cells."""
         line = self.text.copy()
         if self.ascii:
-            if line.cell_len > options.max_width:
-                line.truncate(max(1, options.max_width - 3))
+            if line.cell_len > width:
+                line.truncate(max(1, width - 3))
                 line.append("...")
         else:
-            line.truncate(max(1, options.max_width), overflow="ellipsis")
-        yield from line.render(console)
+            line.truncate(max(1, width), overflow="ellipsis")
+        return line
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield from self.fitted(options.max_width).render(console)
         yield Segment.line()
 
 
