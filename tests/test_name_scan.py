@@ -62,3 +62,54 @@ def test_a_layout_is_kept_per_frame_and_forgotten_with_it():
     assert StepNames({"a": 1}, layouts, 2).scan().tensors == []
     layouts.forget(1)
     assert StepNames({"a": t}, layouts, 1).scan().layout is not first.layout
+
+
+FUNCTION_IN_A_LOOP = '''
+import torch
+w = torch.ones(3, requires_grad=True)
+h = torch.zeros(3)
+
+
+def step(x, i):
+    h = x * w
+    if i == 1:
+        h = [h, h * 2]  # (another type at the same line: a list, then a module)
+    elif i == 2:
+        h = torch.nn.Linear(3, 3)
+    y = w * 2 if i > 3 else None
+    return h
+
+
+for i in range({calls}):
+    out = step(torch.ones(3) * i, i)
+'''
+
+
+def test_a_function_s_layouts_are_kept_by_line_across_its_calls(tmp_path, monkeypatch):
+    """A function called again and again scans its names afresh when a line
+    finds them of other types than in the last call (not in every call),
+    and what each step tells is what a fresh scan of every step tells."""
+    import gradtutor.snapshot as snapshot
+    from conftest import explain_json
+
+    fresh = [0]
+    made = NameScan.__init__
+
+    def counting(self, namespace, layout=None):  # type: ignore[no-untyped-def]
+        fresh[0] += layout is None
+        made(self, namespace, layout)
+
+    monkeypatch.setattr(NameScan, "__init__", counting)
+    scans = {}
+    for calls in (6, 30):
+        path = tmp_path / f"calls{calls}.py"
+        path.write_text(FUNCTION_IN_A_LOOP.format(calls=calls))
+        fresh[0] = 0
+        explain_json(path, options=("--graph", "full"))
+        scans[calls] = fresh[0]
+    assert scans[30] == scans[6]  # (five times the calls: not one scan afresh more)
+
+    kept = explain_json(tmp_path / "calls30.py", options=("--graph", "full"))
+    monkeypatch.setattr(snapshot.ScanLayouts, "scan", lambda self, names, key: NameScan(names.names))
+    afresh = explain_json(tmp_path / "calls30.py", options=("--graph", "full"))
+    assert kept == afresh

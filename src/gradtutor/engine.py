@@ -877,7 +877,7 @@ class Engine:
             state = self._stack[-1]
             self._end_frame(state)
 
-    def _namespace_of(self, frame: FrameType, state: _Frame, local: dict[str, Any]) -> StepNames:
+    def _namespace_of(self, frame: FrameType, state: _Frame, local: dict[str, Any], layout_key: Any) -> StepNames:
         """The names a step can see. In a function, its locals (``local``) hide
         globals of the same name; a hidden global tensor or module is still
         named, as ``global x``, so it is not mistaken for the local ``x``
@@ -889,7 +889,7 @@ class Engine:
             if hidden is not None and hidden is not value and isinstance(hidden, (torch.Tensor, torch.nn.Module)):
                 merged[HIDDEN_GLOBAL + name] = hidden
         merged.update(local)
-        return StepNames(merged)
+        return StepNames(merged, self._layouts, (HIDDEN_GLOBAL, layout_key))
 
     def _finish(self, frame: FrameType, state: _Frame, returning: Any = None) -> None:
         """The pending statement of ``frame`` completed: snapshot, detect, report."""
@@ -906,7 +906,10 @@ class Engine:
             self._orphan_output = output
             # (A function's f_locals is made anew on each read: read it once.)
             own = frame.f_globals if state.is_module else frame.f_locals
-            scope = StepNames(own, self._layouts, state.key)
+            # (A function's names at a line are much the same in every call:
+            # its scans' layouts are kept by code and line, not by frame.)
+            layout_key = state.key if state.is_module else (state.code_key, stmt.start)
+            scope = StepNames(own, self._layouts, layout_key)
             if (
                 iteration > self.max_iterations and not output and not carries_tensors(returning)
                 and self._nothing_happened(own, scope, state)
@@ -921,7 +924,7 @@ class Engine:
             # The tutor's own reads of tensors must not reach the user's modes.
             quiet_reads = ag.hidden_from_user_modes()
             quiet_reads.__enter__()
-            namespace = scope if state.is_module else self._namespace_of(frame, state, own)
+            namespace = scope if state.is_module else self._namespace_of(frame, state, own, layout_key)
             if isinstance(returning, torch.Tensor) and returning.grad_fn is not None:
                 # Nodes only reachable from a return value belong to this line.
                 self.registry.tag_graph(returning.grad_fn, state.tags_as or state.origin)
