@@ -23,6 +23,7 @@ from rich.text import Text
 from gradtutor.environment import Environment
 from gradtutor.environment import make_console
 from gradtutor.model import LEVEL_OPS, LEVEL_STATEMENTS
+from gradtutor.narrate import console_printer
 from gradtutor.shell_session import (
     Reply,
     ShellSession,
@@ -53,7 +54,7 @@ def run_shell(args: argparse.Namespace, env: Environment | None = None, first_in
     settings = settings_from(args, env)
     session = ShellSession(settings, loader)
     console = make_console(env, width=settings.width, plain=getattr(args, "plain", False))
-    session.print_now = lambda renderable: console.print(renderable, crop=False)
+    session.print_now = console_printer(console)
     if env.stdin_isatty and env.stdout_isatty:
         shell = InteractiveShell(session, console, env, first_input)
         shell.fixed_width = bool(getattr(args, "width", None))
@@ -63,10 +64,11 @@ def run_shell(args: argparse.Namespace, env: Environment | None = None, first_in
 
 
 def print_reply(console: Console, reply: Reply) -> None:
+    # Not cropped: a long path or traceback line wraps in the terminal
+    # instead of losing its end (see console_printer).
+    show = console_printer(console)
     for renderable in reply.renderables:
-        # Not cropped: a long path or traceback line wraps in the terminal
-        # instead of losing its end.
-        console.print(renderable, crop=False)
+        show(renderable)
 
 
 def execute_safely(session: ShellSession, console: Console, text: str) -> Reply:
