@@ -255,3 +255,60 @@ def test_what_only_a_full_detection_sees_is_never_passed_over_as_a_rebinding(tmp
     fast, full = both_ways(path, monkeypatch)
     assert fast == full
     assert rebinding_repeats[0] > 0
+
+
+IN_FUNCTIONS = """\
+import torch
+torch.manual_seed(0)
+model = torch.nn.Linear(3, 3)
+w = torch.randn(3, requires_grad=True)
+h = torch.zeros(3)
+total = None
+
+
+def cell(x, h):
+    h = torch.tanh(model(x) + h)  # (a local h hides the global h; model's parameters are a global's)
+    out = h * w
+    out = out.sum()
+    return out, h
+
+
+def add_up(loss):
+    global total
+    total = loss if total is None else total + loss  # (binds a global: detected in full)
+
+
+for i in range(30):
+    x = torch.randn(3)
+    loss, h = cell(x, h if i < 20 else h.detach())
+    add_up(loss)
+    if i % 10 == 9:
+        total.backward()
+        total = None
+print(h.sum().item())
+"""
+
+
+def test_a_function_called_in_a_loop_repeats_its_steps_from_call_to_call(tmp_path, monkeypatch, rebinding_repeats):
+    # cell's line 12 binds out anew in every call: passed over as a repeat
+    # of its earlier calls' hidden runs (it sees the globals model, w and
+    # h). Its first step (line 10, the call's first) and line 11 (a name
+    # bound for the first time in the call) are detected in full, as is
+    # add_up, which binds a global. h's graph grows through the calls until
+    # i == 20 (detached then): the same narration either way.
+    path = tmp_path / "functions.py"
+    path.write_text(IN_FUNCTIONS, encoding="utf-8")
+    passed: list[int] = []
+    real = Engine._rebinding_repeat
+
+    def where_passed(self, state, where, *args):  # type: ignore[no-untyped-def]
+        found = real(self, state, where, *args)
+        if found is True:
+            passed.append(where[1])
+        return found
+
+    monkeypatch.setattr(Engine, "_rebinding_repeat", where_passed)
+    fast, full = both_ways(path, monkeypatch)
+    assert fast == full
+    assert passed.count(12) >= 10  # (in most calls after the first ones)
+    assert not {10, 11, 18} & set(passed)

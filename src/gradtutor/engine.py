@@ -33,7 +33,7 @@ from gradtutor import depth, repeat_steps
 from gradtutor.swap import swapped
 from gradtutor.capture import OutputCapture
 from gradtutor.events import (
-    NameTracker, detect_events, grew, is_routine, old_still_in_graph, params_once, with_growth_sizes,
+    NameTracker, detect_events, grew, is_routine, note_outer, old_still_in_graph, params_once, with_growth_sizes,
 )
 from gradtutor.model import HIDDEN_GLOBAL, Event, Snapshot, Step
 from gradtutor.grads_seen import GradsSeen
@@ -49,6 +49,12 @@ _CO_SUSPENDABLE = 0x0020 | 0x0080 | 0x0200  # generator, coroutine, async genera
 _YIELD_VALUE = dis.opmap["YIELD_VALUE"]
 _RESUME = dis.opmap.get("RESUME", -1)  # 3.11+
 _YIELD_FROM = dis.opmap.get("YIELD_FROM")  # 3.10 only
+
+
+def _runs_key(state: _Frame) -> Any:
+    """Where a frame's hidden runs are kept (see repeat_steps.FrameRuns): the
+    module's by its frame, a function's by its code (a new frame each call)."""
+    return state.key if state.is_module else ("code", state.code_key)
 
 
 def _frame_key(frame: FrameType) -> int:
@@ -995,10 +1001,10 @@ class Engine:
                 if records:
                     self._grads_hidden(records)
                 if isinstance(repeat, tuple):
-                    runs = self._hidden_runs.setdefault(state.key, repeat_steps.FrameRuns())
+                    runs = self._hidden_runs.setdefault(_runs_key(state), repeat_steps.FrameRuns())
                     runs.keep(where, repeat, repeat_steps.remember(repeat, repeats))
                 elif isinstance(repeat, repeat_steps.RebindingKey) and repeat.told_by(events):
-                    runs = self._hidden_runs.setdefault(state.key, repeat_steps.FrameRuns())
+                    runs = self._hidden_runs.setdefault(_runs_key(state), repeat_steps.FrameRuns())
                     runs.keep_rebinding(where, repeat_steps.Rebinding(repeat.names, repeat.found, repeats))
                 self._remember_types(state, scope)
                 return
@@ -1062,15 +1068,15 @@ class Engine:
         statement (see ``repeat_steps``)? True: it was counted as one. Else the
         fingerprint to keep should the step be hidden (None: not one to keep)."""
         where = (state.code_key, line)
-        runs = self._hidden_runs.get(state.key)
+        runs = self._hidden_runs.get(_runs_key(state))
         if runs is not None and not runs.worth_looking(where):
-            return self._rebinding_repeat(state, where, tracker, scope, iteration) if not records else None
+            return self._rebinding_repeat(state, where, tracker, scope, namespace, iteration) if not records else None
         if not (
             repeat_steps.names_as_bound(tracker, scope, self.registry)
             and self.snapshotter.names_unchanged(namespace, state.key)
         ):
-            self._hidden_runs.setdefault(state.key, repeat_steps.FrameRuns()).rebound(where)
-            return self._rebinding_repeat(state, where, tracker, scope, iteration) if not records else None
+            self._hidden_runs.setdefault(_runs_key(state), repeat_steps.FrameRuns()).rebound(where)
+            return self._rebinding_repeat(state, where, tracker, scope, namespace, iteration) if not records else None
         found = repeat_steps.fingerprint(records, namespace)
         last = runs.kept(where, found) if runs is not None and found is not None else None
         if (
@@ -1084,24 +1090,35 @@ class Engine:
         return found
 
     def _rebinding_repeat(
-        self, state: _Frame, where: tuple[Any, int], tracker: NameTracker | None, scope: StepNames, iteration: int,
+        self, state: _Frame, where: tuple[Any, int], tracker: NameTracker | None, scope: StepNames,
+        namespace: Mapping[str, Any], iteration: int,
     ) -> Any:
-        """Is this step of module code, which recorded no call, a repeat of
-        the last hidden run of its statement that only bound names anew (see
+        """Is this step, which recorded no call, a repeat of the last hidden
+        run of its statement that only bound names anew (see
         ``repeat_steps``)? True: it was counted as one, and what a lite
         snapshot and the detection would leave is left. Else what it found
         (a ``RebindingKey``), kept with its events should it be hidden; None
-        when it is not such a step. (A function's step also looks at its
-        globals: detected in full.)"""
-        if not state.is_module or state.tags_as is not None:
+        when it is not such a step. A function's step is one when its code
+        binds no global (``global x``, detected in full): its own names
+        (``scope``) are the ones bound anew, and what it sees of its globals
+        (``namespace``: their graphs, names and modules) is looked at as the
+        detection looks at it. Its runs are kept by code, not by call: a
+        function called in a loop repeats its steps in every call."""
+        if state.tags_as is not None or not state.is_module and state.code_key.globals_stored:
             return None
         found = repeat_steps.rebound_names(tracker, scope, self.registry)
         if found is None or tracker is None:
             return None
-        rebound, named = found.rebound, found.named
-        reach = ag.Reach(found.roots)
+        rebound = found.rebound
+        roots, named, names_of = found.roots, found.named, found.names_of
+        if namespace is not scope:
+            seen = repeat_steps.names_seen(namespace, self.registry)
+            if seen is None:
+                return None
+            roots, named, names_of = seen
+        reach = ag.Reach(roots)
         previous_run = tracker.after_statement.get(where[1], {})
-        params_of = params_once(scope)
+        params_of = params_once(namespace)
         names: list[str] = []
         outcome: list[tuple[bool, bool]] = []
         for name, _, old, tag in rebound:
@@ -1110,7 +1127,7 @@ class Engine:
             growing = node is not None and node != old.node and grew(name, node, iteration, previous_run, reach)
             names.append(name)
             outcome.append((in_graph, growing))
-        runs = self._hidden_runs.get(state.key)
+        runs = self._hidden_runs.get(_runs_key(state))
         kept = runs.rebinding(where) if runs is not None else None
         repeated = self._unshown.repeated
         if (
@@ -1121,10 +1138,12 @@ class Engine:
         # A repeat: the names as the detection leaves them (each one's tensor
         # and node, the node each one bound anew holds after this statement),
         # and the names nodes lost, as a lite snapshot leaves them.
-        self.snapshotter.follow_names(scope, found.names_of, state.key)
+        self.snapshotter.follow_names(namespace, names_of, state.key)
         tracker.bind_anew(
             where[1], found.order, {name: (t, tag.node_id if tag is not None else None) for name, t, _, tag in rebound},
         )
+        if namespace is not scope:
+            note_outer(tracker, namespace, scope)
         self._count_hidden(state.key, kept.repeats)
         return True
 

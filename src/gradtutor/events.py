@@ -311,16 +311,22 @@ def detect_events(
     events.extend(_name_events(line, iteration, namespace if scope is None else scope, tracker, snapshot, namespace))
     tracker.resumed.clear()
     if scope is not None and scope is not namespace:
-        tracker.outer = {
-            name.removeprefix(HIDDEN_GLOBAL): weakref.ref(t) for name, t in scan_names(namespace).tensors
-            if name not in scope
-        }
-        tracker.outer_only = None
+        note_outer(tracker, namespace, scope)
 
     if exception is not None:
         events.append(_error_event(line, exception, (error_details or {}).get(id(exception), {}), name_of))
     events.extend(before_error)
     return _dedupe(events)
+
+
+def note_outer(tracker: NameTracker, namespace: Mapping[str, Any], scope: Mapping[str, Any]) -> None:
+    """After a function's step: the tensors of the names it sees that are
+    not its own (its globals), as ``tracker.outer``."""
+    tracker.outer = {
+        name.removeprefix(HIDDEN_GLOBAL): weakref.ref(t) for name, t in scan_names(namespace).tensors
+        if name not in scope
+    }
+    tracker.outer_only = None
 
 
 def _own_name(

@@ -237,6 +237,31 @@ def rebound_names(tracker: NameTracker | None, scope: Mapping[str, Any], registr
     return found
 
 
+def names_seen(
+    namespace: Mapping[str, Any], registry: ag.TagRegistry,
+) -> tuple[dict[str, Any], set[str], dict[int, tuple[str, ...]]] | None:
+    """What a lite snapshot of ``namespace`` (every name a function's step
+    sees, its globals' included) finds of its tensor names: the roots of a
+    ``Reach``, the node ids names hold, each tag's names (serial -> names).
+    None when a tensor that requires grad has no tag yet (a snapshot would
+    tag it)."""
+    known_tag = registry.known_tag
+    roots: dict[str, Any] = {}
+    named: set[str] = set()
+    names_of: dict[int, tuple[str, ...]] = {}
+    for name, t in scan_names(namespace).tensors:
+        tag = known_tag(t)
+        if tag is None:
+            if t.requires_grad:
+                return None
+            continue
+        named.add(tag.node_id)
+        if t.requires_grad:
+            roots[tag.node_id] = tag
+        names_of[tag.serial] = names_of.get(tag.serial, ()) + (name,)
+    return roots, named, names_of
+
+
 def modules_as_bound(tracker: NameTracker | None, scope: Mapping[str, Any]) -> bool:
     """Does every module name of ``scope`` hold the module ``tracker`` says it
     held, with no module name added or gone?"""
