@@ -232,7 +232,7 @@ def _explain_export(
     in the document, where it was printed."""
     from gradtutor.explanations import book_for
     from gradtutor.export import export_document, write_export
-    from gradtutor.narrate import NarrationOptions, Narrator, console_printer, quiet_text
+    from gradtutor.narrate import NarrationOptions, Narrator, quiet_text
     from gradtutor.transcript import Transcript, step_frame
 
     output = getattr(args, "output", None)
