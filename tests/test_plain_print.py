@@ -143,3 +143,28 @@ def test_a_console_with_colour_prints_through_rich() -> None:
     console = Console(file=out, width=40, color_system="standard", force_terminal=True)
     console_printer(console)(Indented(Text("x.grad", "magenta")))
     assert "\x1b[" in out.getvalue()
+
+
+def test_the_closing_notes_wrap_as_the_narration_does(tmp_path: Path) -> None:
+    """The note of steps not shown, at the end, and the one of functions not
+    followed: wrapped as the narration's notes are, no line ending in a space."""
+    path = tmp_path / "loop.py"
+    path.write_text(
+        "import torch\n"
+        "def double(v):\n    return v * 2\n"
+        "w = torch.ones(3, requires_grad=True)\n"
+        "for i in range(40):\n"
+        "    n = double(i)\n"
+        "    loss = (w * n).sum()\n"
+        "    loss.backward()\n",
+        encoding="utf-8",
+    )
+    for width in ("40", "61"):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+            main(["explain", "--plain", "--width", width, str(path)])
+        text = out.getvalue()
+        flat = " ".join(text.split())
+        assert "(in all, " in flat and "ran without being followed" in flat
+        assert [line for line in text.splitlines() if line.endswith(" ")] == []
+        assert max(len(line) for line in text.splitlines()) <= int(width)

@@ -321,10 +321,8 @@ def _json_default(value: Any) -> Any:
 
 
 def _explain_text(args: argparse.Namespace, env: Environment, run: Callable[..., RunResult], level: str) -> int:
-    from rich.text import Text
-
     from gradtutor.explanations import book_for
-    from gradtutor.narrate import NarrationOptions, Narrator, console_printer, quiet_text
+    from gradtutor.narrate import NarrationOptions, Narrator, Wrapped, console_printer, quiet_text
     from gradtutor.step_printer import NarrationStream, StepPrinter
 
     width = args.width or env.width
@@ -337,15 +335,17 @@ def _explain_text(args: argparse.Namespace, env: Environment, run: Callable[...,
     narrator = Narrator(book_for(language), options)
     # Not cropped: what the program printed, and a traceback, come out whole
     # (a long line wraps in the terminal); the rest is made to fit already.
-    printer = StepPrinter(narrator, console_printer(console))
+    show = console_printer(console)
+    printer = StepPrinter(narrator, show)
 
     def finish(result: RunResult) -> int:
         stream.write_through = None
         printer.late_output(result.leftover_output)
         if result.hidden_steps:
-            console.print(Text(_hidden_epilogue(result, narrator), style="dim"))  # (words, not markup: "[i] = ...")
+            # (wrapped as the narration's notes are: no line ends in a space)
+            show(Wrapped(_hidden_epilogue(result, narrator), "dim"))
         if result.quiet_functions:
-            console.print(Text(quiet_text(result.quiet_functions, language), style="dim"))
+            show(Wrapped(quiet_text(result.quiet_functions, language), "dim"))
         if result.traceback:
             env.stdout.flush()
             env.stderr.write(result.traceback)
