@@ -1094,8 +1094,8 @@ class Engine:
         namespace: Mapping[str, Any], iteration: int,
     ) -> Any:
         """Is this step, which recorded no call, a repeat of the last hidden
-        run of its statement that only bound names anew (see
-        ``repeat_steps``)? True: it was counted as one, and what a lite
+        run of its statement that only bound names (anew, or for the first
+        time: see ``repeat_steps``)? True: it was counted as one, and what a lite
         snapshot and the detection would leave is left. Else what it found
         (a ``RebindingKey``), kept with its events should it be hidden; None
         when it is not such a step. A function's step is one when its code
@@ -1120,12 +1120,15 @@ class Engine:
         previous_run = tracker.after_statement.get(where[1], {})
         params_of = params_once(namespace)
         names: list[str] = []
-        outcome: list[tuple[bool, bool]] = []
+        outcome: list[tuple[bool | None, bool]] = []
         for name, _, old, tag in rebound:
+            names.append(name)
+            if old is None:
+                outcome.append((None, False))  # (bound for the first time: told as bound)
+                continue
             node = tag.node_id if tag is not None else None
             in_graph = old_still_in_graph(old, named, reach, tracker, params_of)
             growing = node is not None and node != old.node and grew(name, node, iteration, previous_run, reach)
-            names.append(name)
             outcome.append((in_graph, growing))
         runs = self._hidden_runs.get(_runs_key(state))
         kept = runs.rebinding(where) if runs is not None else None

@@ -94,7 +94,7 @@ class Rebinding:
     run's (``found``); what the run said that a note counts again."""
 
     names: tuple[str, ...]
-    found: tuple[tuple[bool, bool], ...]
+    found: tuple[tuple[bool | None, bool], ...]  # (None, False): a name bound for the first time
     repeats: tuple[tuple[tuple[Any, ...], Event], ...]  # as HiddenRun's
 
 
@@ -104,13 +104,17 @@ class RebindingKey:
     should the step be hidden."""
 
     names: tuple[str, ...]
-    found: tuple[tuple[bool, bool], ...]
+    found: tuple[tuple[bool | None, bool], ...]
 
     def told_by(self, events: list[Event]) -> bool:
         """Do ``events`` say exactly what was found: each name bound anew,
-        still in the graph or not, its graph grown or not, and nothing else?"""
+        still in the graph or not, its graph grown or not, each name bound
+        for the first time, and nothing else?"""
         expected: list[tuple[Any, ...]] = []
         for name, (in_graph, grew) in zip(self.names, self.found):
+            if in_graph is None:
+                expected.append(("name-bound", name, None))
+                continue
             expected.append(("name-rebound", name, in_graph))
             if grew:
                 expected.append(("graph-growth", name, None))
@@ -188,7 +192,8 @@ def names_as_bound(tracker: NameTracker | None, scope: Mapping[str, Any], regist
 class Rebound(NamedTuple):
     """What ``rebound_names`` found of a step's tensor names."""
 
-    # (name, tensor, what it held, the tensor's tag) of each name bound anew
+    # (name, tensor, what it held, the tensor's tag) of each name bound anew;
+    # what it held is None for a name bound for the first time
     rebound: list[tuple[str, torch.Tensor, Any, Any]]
     order: list[str]  # every tensor name, in the frame's order
     roots: dict[str, Any]  # node id -> tag, of each tensor that requires grad (a Reach's roots)
@@ -197,24 +202,24 @@ class Rebound(NamedTuple):
 
 
 def rebound_names(tracker: NameTracker | None, scope: Mapping[str, Any], registry: ag.TagRegistry) -> Rebound | None:
-    """The tensor names of ``scope`` bound anew since the frame's last step,
-    when nothing else of its names changed: the same names, each other one
-    holding the same tensor in the same node, the same modules. None
-    otherwise, or when a tensor that requires grad has no tag yet (a
-    snapshot would tag it)."""
+    """The tensor names of ``scope`` bound anew (or for the first time) since
+    the frame's last step, when nothing else of its names changed: no name
+    gone, each other one holding the same tensor in the same node, the same
+    modules. None otherwise, or when a tensor that requires grad has no tag
+    yet (a snapshot would tag it)."""
     if tracker is None or not tracker.seen or tracker.resumed:
         return None
     bound = tracker.bound
     tensors = scan_names(scope).tensors
-    if len(tensors) != len(bound):
+    if len(tensors) < len(bound):
         return None
     known_tag = registry.known_tag
     found = Rebound([], [], {}, set(), {})
     rebound, roots, named, names_of = found.rebound, found.roots, found.named, found.names_of
+    added = 0
     for name, t in tensors:
         old = bound.get(name)
-        if old is None:
-            return None
+        added += old is None
         tag = known_tag(t)
         if tag is None:
             if t.requires_grad:
@@ -227,13 +232,13 @@ def rebound_names(tracker: NameTracker | None, scope: Mapping[str, Any], registr
                 roots[node] = tag
             names_of[tag.serial] = names_of.get(tag.serial, ()) + (name,)
         found.order.append(name)
-        if old.ref() is t:
+        if old is not None and old.ref() is t:
             if node != old.node:
                 return None  # (changed in place: a node of its own)
         else:
             rebound.append((name, t, old, tag))
-    if not rebound or not modules_as_bound(tracker, scope):
-        return None
+    if not rebound or len(tensors) - added != len(bound) or not modules_as_bound(tracker, scope):
+        return None  # (nothing bound anew; a name gone; a module changed)
     return found
 
 
