@@ -10,7 +10,9 @@ from render_fixtures import (
     chain_ops,
     diamond_line6,
     graph,
+    as_list,
     leaf,
+    markers,
     mlp_ops,
     op,
     param,
@@ -198,6 +200,32 @@ def test_render_snapshot_draws_the_level_asked_and_marks_that_steps_nodes():
 def test_rendering_is_pure():
     case = so_first_line12()
     assert render_graph(case.graph, current_step=12) == render_graph(case.graph, current_step=12)
+
+
+def test_a_graph_drawn_again_under_other_options_is_drawn_as_if_for_the_first_time():
+    # Node words are kept by Node object between drawings (scene._DESCRIBED):
+    # every option they depend on must be part of what they are kept by.
+    from gradtutor.render import scene
+
+    cases = [so_first_line12(), mlp_ops(grads=True), as_list(so_second_line15()), markers()]
+
+    def drawings(case, forget):  # type: ignore[no-untyped-def]
+        for step in (case.step, None, 1):
+            for charset in ("unicode", "ascii"):
+                for language in ("en", "zh"):
+                    for width in (80, 24):
+                        if forget:
+                            scene._DESCRIBED.clear()
+                            scene._NAMED.clear()
+                        yield render_graph(
+                            case.graph, current_step=step, charset=charset, language=language, width=width,
+                            level=case.level, view=case.view,
+                        )
+
+    warm = [drawing for case in cases for drawing in drawings(case, forget=False)]
+    fresh = [drawing for case in cases for drawing in drawings(case, forget=True)]
+    assert len(warm) == 96
+    assert warm == fresh
 
 
 def test_legend_is_the_tail_of_lines_after_a_blank_line():

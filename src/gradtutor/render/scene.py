@@ -12,7 +12,15 @@ from gradtutor.render.words import Locate, marks, plural, say, shown_name
 from gradtutor.render.canvas import Span
 from gradtutor.render.charset import Charset
 from gradtutor.render.graph_index import GraphIndex, index_graph
-from gradtutor.render.node_text import NodeText, TextOptions, describe_node, ref_name
+from gradtutor.render.node_text import NodeText, TextOptions, describe_node, is_new, ref_name
+
+
+# The words of nodes drawn lately, by the Node object (held here, so its id
+# is not reused while its entry lives) and all the options they depend on: a
+# node's words are a function of these, made once however often it is drawn.
+DESCRIBED_LIMIT = 65_536
+_DESCRIBED: dict[tuple[object, ...], tuple[Node, NodeText]] = {}
+_NAMED: dict[tuple[object, ...], tuple[Node, str]] = {}  # the same for ref_name
 
 
 @dataclass(frozen=True)
@@ -66,9 +74,24 @@ class Scene:
         key = (node_id, limit)
         found = self._texts.get(key)
         if found is None:
-            found = self._texts[key] = describe_node(
-                self.all_nodes[node_id], self._options_for(limit), self.suffixes.get(node_id, ""), self.ref(node_id)
+            node = self.all_nodes[node_id]
+            options = self._options_for(limit)
+            suffix = self.suffixes.get(node_id, "")
+            # (A graph drawn again, as every step of a run draws it, is mostly
+            # the same Node objects: their words are made once, see _DESCRIBED.)
+            described_key = (
+                id(node), limit, suffix, is_new(node, self.current_step), self.show_none_saved,
+                self.charset.name, self.language,
             )
+            described = _DESCRIBED.get(described_key)
+            if described is not None and described[0] is node:
+                found = described[1]
+            else:
+                found = describe_node(node, options, suffix, self.ref(node_id))
+                if len(_DESCRIBED) >= DESCRIBED_LIMIT:
+                    _DESCRIBED.clear()
+                _DESCRIBED[described_key] = (node, found)
+            self._texts[key] = found
         return found
 
     def _options_for(self, limit: int) -> TextOptions:
@@ -99,7 +122,17 @@ class Scene:
     def _base_ref(self, node_id: str) -> str:
         base = self._base_refs.get(node_id)
         if base is None:
-            base = self._base_refs[node_id] = ref_name(self.all_nodes[node_id], self.charset, marks(self.language))
+            node = self.all_nodes[node_id]
+            key = (id(node), self.charset.name, self.language)
+            named = _NAMED.get(key)
+            if named is not None and named[0] is node:
+                base = named[1]
+            else:
+                base = ref_name(node, self.charset, marks(self.language))
+                if len(_NAMED) >= DESCRIBED_LIMIT:
+                    _NAMED.clear()
+                _NAMED[key] = (node, base)
+            self._base_refs[node_id] = base
         return base
 
     def set_suffixes(self, ids: list[str]) -> None:
