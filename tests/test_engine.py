@@ -1095,3 +1095,64 @@ def test_a_node_is_drawn_dropped_once_whatever_frame_draws_it_later(program):
     dropped = Counter(n["id"] for s in doc["steps"] for n in (s.get("graph_delta") or {}).get("nodes", ())
                       if n.get("dropped"))
     assert dropped and max(dropped.values()) == 1
+
+
+LOCAL_CONST = """\
+import torch
+
+class RNN(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.i2h = torch.nn.Linear(4, 2)
+
+    def forward(self, x, h):
+        combined = torch.cat((x, h), 1)
+        return self.i2h(combined)
+
+rnn = RNN()
+out = rnn(torch.ones(1, 2), torch.zeros(1, 2))
+c = torch.ones(2)
+w = torch.ones(2, requires_grad=True)
+y = w * c
+del c
+loss = out.sum() + y.sum()
+
+def penalty(p):
+    return (p ** 2).sum()
+
+reg = penalty(torch.ones(2, requires_grad=True))
+"""
+
+
+def test_a_const_a_returned_function_read_by_a_local_name_is_drawn_by_that_name_and_function(tmp_path):
+    # rnn.forward's ``combined`` needs no grad (its inputs do not): a const
+    # input of self.i2h(combined). Once forward returned, no name holds it;
+    # drawn as "tensor" it read as a variable of that name.
+    path = tmp_path / "rnn.py"
+    path.write_text(LOCAL_CONST)
+    doc = explain_json(path, options=("--graph", "full"))
+    nodes = step_at(doc, 18)["graph"]["nodes"]
+    [combined] = [n for n in nodes if n.get("local_of")]
+    assert (combined["kind"], combined["label"], combined["local_of"], combined["names"]) == (
+        "const", "combined", "forward", []
+    )
+    # A module's name deleted is no function's local: still the generic label.
+    assert [n["label"] for n in nodes if n["kind"] == "const" and not n["names"]] == ["combined", "tensor"]
+    # A leaf too: the one made in the call's argument list, penalty's p.
+    [p] = [n for n in step_at(doc, 23)["graph"]["nodes"] if n["kind"] == "leaf" and not n["names"]]
+    assert (p["label"], p.get("local_of")) == ("p", "penalty")
+    # (printed to a StringIO: in ASCII)
+    text = _explain_text(path)
+    assert "combined (in forward) --> self.i2h(combined) = out" in text[text.index("-- line 18"):]
+    assert "tensor --------->|" in text[text.index("-- line 17"):]
+    assert "p (in penalty) [leaf] --> (p ** 2).sum() = reg" in text[text.index("-- line 23"):]
+    import contextlib
+    import io
+
+    from gradtutor.cli import main
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        main(["explain", "--plain", "--width", "100", "--lang", "zh", str(path)])
+    zh = out.getvalue()
+    assert "forward 中的 combined --> self.i2h(combined) = out" in zh[zh.index("第 18 行"):]

@@ -8,6 +8,7 @@ import io
 import json
 import os
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import jsonschema
@@ -126,6 +127,23 @@ def test_a_node_with_two_names_left_out_is_counted_once():
     assert focus == Focus(2, ("W2", "b2"))
     note = Narrator(book_for("en"), NarrationOptions()).focus_note(focus)
     assert note.startswith("not drawn, unchanged since the last picture: W2, b2 (")
+
+
+def test_a_name_a_function_gave_a_node_is_the_frames_not_a_change():
+    """Back from a call, the caller's names are compared with its own last
+    picture, not the call's: a const drawn "gI (in jvp)" inside the call and
+    "tangent (old)" in the caller is not touched by the return."""
+    in_caller = Node("t", "const", "tangent", former_names=("tangent",), requires_grad=False)
+    in_call = Node("t", "const", "gI", local_of="jvp", requires_grad=False)
+    x = Node("x", "leaf", "x", names=("x",))
+    y = Node("y", "statement", "x * tangent", names=("y",), step=2)
+    edges = (Edge("t", "y"), Edge("x", "y"))
+    caller_before = Graph((in_caller, x, y), edges)
+    call = Graph((in_call, x, y), edges)
+    assert touched_part(caller_before, call, caller_before) == (Graph(), Focus())
+    # (what the call itself changed still counts)
+    changed = Graph((in_caller, x, replace(y, saved="freed")), edges)
+    assert touched_part(changed, call, caller_before)[0].nodes
 
 
 @settings(max_examples=150, deadline=None)

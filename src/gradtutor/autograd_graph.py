@@ -95,7 +95,7 @@ UNKNOWN_ORIGIN = Origin(0, None)
 class LeafTag:
     """A tensor that is not the output of an autograd node (held weakly)."""
 
-    __slots__ = ("serial", "ref", "requires_grad", "shape", "dtype", "node_id", "children", "view")
+    __slots__ = ("serial", "ref", "requires_grad", "shape", "dtype", "node_id", "children", "view", "read_as")
     is_leaf = True
 
     def __init__(
@@ -109,6 +109,9 @@ class LeafTag:
         self.node_id = f"t{serial}"
         self.children: tuple[Any, ...] = ()
         self.view: Any = None  # the snapshot's cached drawing data for this tag
+        # (name, function): the local name a statement of a function last
+        # read it by, as a const input (see Engine._record_const_reads).
+        self.read_as: tuple[str, str] | None = None
 
     def tensor(self) -> torch.Tensor | None:
         return self.ref()

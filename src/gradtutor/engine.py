@@ -1273,15 +1273,28 @@ class Engine:
         read it itself: it is drawn going into that function's line (``loss
         = model(x).sum()``, whose ``forward`` computes ``self.w * x``, does
         not read x again, ``(model(x) * x).sum()`` does; a step that began
-        after this statement is a step of a call it made)."""
+        after this statement is a step of a call it made).
+
+        In a function, each tensor without a node (a const, a leaf) that a
+        statement read keeps the name it read it by: once no name holds it,
+        it is drawn by that name, and the function's (see Node.local_of)."""
         consts = []
         read_at = self._const_read_at
+        in_function = origin.function != "<module>"
         for name in stmt.reads:
             value = namespace.get(name)
-            if isinstance(value, torch.Tensor) and not value.requires_grad:
+            if not isinstance(value, torch.Tensor):
+                continue
+            if not value.requires_grad:
                 tag = self.registry.leaf_tag(value)
                 if name not in stmt.passed or read_at.get(tag.serial, 0) <= origin.exec_id:
                     consts.append(tag)
+                if in_function:
+                    tag.read_as = (name, origin.function)
+            elif in_function and value.grad_fn is None:
+                known = self.registry.known_leaf(value)  # (tagged if a graph of the statement uses it)
+                if known is not None:
+                    known.read_as = (name, origin.function)
         origin.const_reads = tuple(consts)
         if len(read_at) > 100_000:
             read_at.clear()  # (forgetting only risks drawing a const's edge twice)

@@ -152,6 +152,11 @@ class Node:
     # called: hessian(f, x) calls f on a tensor it made). Its tensors are
     # intermediate results of the line, not its value: drawn "inside ...".
     running: bool = False
+    # A tensor no name holds now that a function's statement read by a name of
+    # its own (a const input, ``combined`` in ``self.i2o(combined)`` of
+    # ``forward``): ``label`` is that name, ``local_of`` the function's, and it
+    # is drawn "combined (in forward)". Empty otherwise.
+    local_of: str = ""
     # A statement node of a line that ended, holding what it made on the way
     # to its value, not its value: what it handed to a function of the
     # program's (``self.ln2(x)`` of ``x + self.ffwd(self.ln2(x))``), or a
@@ -176,6 +181,8 @@ class Node:
         }
         if self.former_names:
             out["former_names"] = list(self.former_names)
+        if self.local_of:
+            out["local_of"] = self.local_of
         if self.source is not None:
             out["source"] = self.source
         if self.shape is not None:

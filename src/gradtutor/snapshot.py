@@ -744,8 +744,14 @@ class Snapshotter:
             # A parameter of a module the name no longer holds: "model (old)".
             path, module = old_params[id(leaf)]
             former = (path,)
-        label = names[0] if names else path or (former[0] if former else "tensor")
-        key = (names, former, has_grad, label, module, tag.requires_grad, dual)
+        local_of = ""
+        if names or path or former:
+            label = names[0] if names else path or former[0]
+        elif tag.read_as is not None:
+            label, local_of = tag.read_as  # (a function's local, gone with its call)
+        else:
+            label = "tensor"
+        key = (names, former, has_grad, label, module, tag.requires_grad, dual, local_of)
         if tag.view is None or tag.view[0] != key:
             tag.view = (
                 key,
@@ -761,6 +767,7 @@ class Snapshotter:
                     has_grad=has_grad,
                     detail=module,
                     dual=dual,
+                    local_of=local_of,
                 ),
             )
         return tag.view[1]

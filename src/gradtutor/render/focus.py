@@ -111,13 +111,14 @@ def touched_part(
 
 
 def _names(node: Node) -> tuple[object, ...]:
-    return (node.names, node.former_names, node.label)
+    return (node.names, node.former_names, node.label, node.local_of)
 
 
 def _unnamed(node: Node) -> Node:
-    """The node without what a frame's names give it (a leaf's label is its name)."""
+    """The node without what a frame's names give it (a leaf's label is its
+    name, or the name a returned function's local had: ``local_of``)."""
     label = "" if node.kind in (LEAF, CONST) else node.label
-    return replace(node, names=(), former_names=(), label=label)
+    return replace(node, names=(), former_names=(), label=label, local_of="")
 
 
 def _connected_parts(graph: Graph) -> list[set[str]]:

@@ -197,9 +197,10 @@ def make_scene(
 
 
 def _names_said(graph: Graph, language: str) -> Graph:
-    """``graph`` with its names as ``language`` says them (``shown_name``);
+    """``graph`` with its names as ``language`` says them (``shown_name``;
+    a function's local, ``Node.local_of``: "combined (in forward)");
     ``graph`` itself when that changes none."""
-    if not any([_hides_global(n) for n in graph.nodes]):
+    if not any([_hides_global(n) or n.local_of for n in graph.nodes]):
         return graph
     nodes = tuple(_node_said(n, language) for n in graph.nodes)
     if all(said is n for said, n in zip(nodes, graph.nodes)):
@@ -217,6 +218,8 @@ def _hides_global(node: Node) -> bool:
 
 
 def _node_said(node: Node, language: str) -> Node:
+    if node.local_of:
+        return replace(node, label=marks(language)["local_of"].format(name=node.label, function=node.local_of))
     if not _hides_global(node):
         return node
     said = replace(

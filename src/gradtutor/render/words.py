@@ -34,6 +34,7 @@ MARKS: dict[str, dict[str, str]] = {
         "sep": ", ",
         "inside": "inside {label}",
         "global": "global {name}",
+        "local_of": "{name} (in {function})",
     },
     "zh": {
         "new": "新建",
@@ -50,6 +51,7 @@ MARKS: dict[str, dict[str, str]] = {
         "sep": "、",
         "inside": "{label} 之中",
         "global": "全局 {name}",
+        "local_of": "{function} 中的 {name}",
     },
 }
 
