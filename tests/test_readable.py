@@ -129,6 +129,31 @@ def test_a_node_with_two_names_left_out_is_counted_once():
     assert note.startswith("not drawn, unchanged since the last picture: W2, b2 (")
 
 
+def test_a_calls_names_are_compared_with_its_own_not_the_last_calls(program):
+    """A function called again starts with none of its names: nodes its last
+    call named are not changed by that (the picture it drew there was of the
+    last call's graph, nothing the step touched)."""
+    text = explain_text(program("""
+        import torch
+        w = torch.ones(2, requires_grad=True)
+
+        def penalty(x):
+            scale = torch.ones(2)
+            inner = w * x
+            return (inner * scale).sum()
+
+        x = torch.ones(2)
+        total = penalty(x)
+        loss = total * 2
+        x = torch.zeros(2)
+        total = penalty(torch.ones(2))
+    """))  # (printed to a StringIO: in ASCII)
+    [second] = [step for step in steps_of(text) if step[0].endswith("line 5 in penalty(), run 2 scale = torch.ones(2)")]
+    assert second[1:] == ["   * scale names a tensor"]
+    [inner] = [step for step in steps_of(text) if step[0].endswith("line 6 in penalty(), run 2 inner = w * x")]
+    assert any(line.endswith("w * x = inner [new]") for line in inner)
+
+
 def test_a_name_a_function_gave_a_node_is_the_frames_not_a_change():
     """Back from a call, the caller's names are compared with its own last
     picture, not the call's: a const drawn "gI (in jvp)" inside the call and

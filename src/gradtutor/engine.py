@@ -100,6 +100,7 @@ class _Frame:
     filename: str
     index: SourceIndex
     is_module: bool
+    call: int = 0  # which call of a function this is, counted over the run (0: a module's code)
     stmt: StatementInfo | None = None
     origin: ag.Origin = ag.UNKNOWN_ORIGIN
     lasti: int = -1
@@ -267,6 +268,7 @@ class Engine:
         self._const_read_at: dict[int, int] = {}  # a const's tag serial -> the last step that read it
         # Per frame: its statements' last hidden runs, to pass over their repeats (see repeat_steps).
         self._hidden_runs: dict[int, repeat_steps.FrameRuns] = {}
+        self._calls_started = 0  # function calls stepped into (see _Frame.call)
         self._next_exec = 0
         # Exceptions a user frame passed to library code unreported, by id: reported
         # where they come back into the user's code (see _raised_here).
@@ -605,6 +607,9 @@ class Engine:
             is_module=is_module,
             calls_at_start=self.observer.calls,
         )
+        if not is_module:
+            self._calls_started += 1
+            state.call = self._calls_started
         self._frames[state.key] = state
         self._stack.append(state)
         if not is_module:
@@ -1040,6 +1045,7 @@ class Engine:
                 grad_changes=grad_changes,
                 leaving=state.leaving,
                 function_line=state.code.co_firstlineno,
+                call=state.call,
             )
             self._remember_types(state, scope)
             self._steps.append(step)

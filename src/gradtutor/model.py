@@ -358,6 +358,9 @@ class Step:
     # The line the function's code starts at (its def): two functions of one
     # name (two classes' forward) are two sets of names. 0 when not known.
     function_line: int = 0
+    # Which call of its function the step ran in (a count over the run; 0
+    # for a module's code): the names of one call are not the next call's.
+    call: int = 0
 
     def to_json(self, level: str = LEVEL_STATEMENTS) -> dict[str, Any]:
         """The step without its graph (``jsondoc.steps_json`` adds it where it changed)."""

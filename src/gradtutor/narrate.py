@@ -313,11 +313,12 @@ def _least_entries(graph: Graph) -> int:
 
 def step_frame_key(step: Any) -> tuple[Any, ...]:
     """Whose names a step's snapshot has: the module's (every shell input
-    shares them), or a function's, each call of it (not another function of
-    the same name: ``forward`` of two classes)."""
+    shares them), or one call of a function (not another function of the
+    same name: ``forward`` of two classes), as (file, function, its line,
+    the call)."""
     if step.function == "<module>":
         return ("<module>",)
-    return (step.file, step.function, step.function_line)
+    return (step.file, step.function, step.function_line, step.call)
 
 
 def step_where(step: Any, language: str = "en") -> str:
@@ -500,7 +501,9 @@ class Narrator:
         self.locate = locate
         self.last_drawn: Graph | None = None
         self.last_frame: Any = None  # the frame whose names the last drawing had
-        self.last_in_frame: dict[Any, Graph] = {}  # the graph last seen from each frame
+        # The graph last seen from each function (or the module), and from
+        # which of its calls: (frame, graph), by the frame's key without the call.
+        self.last_in_frame: dict[Any, tuple[Any, Graph]] = {}
         self.explained: set[str] = set()  # legend keys shown already
         self.told: set[str] = set()  # the explanations of events given already, word for word
         # The nodes changed since the last picture that look as they did (told
@@ -569,9 +572,12 @@ class Narrator:
             told = frozenset(changed)
             self.unseen_changes.update(n.id for n in graph.nodes if n.names and not told.isdisjoint(n.names))
         previous = self.last_drawn
-        named_previous = previous if frame == self.last_frame else self.last_in_frame.get(frame)
+        function = frame[:3] if isinstance(frame, tuple) else frame
+        seen = self.last_in_frame.get(function)
+        # (a call's first picture: its names are not the last call's, none compared)
+        named_previous = previous if frame == self.last_frame else seen[1] if seen is not None and seen[0] == frame else None
         differs = graph != previous
-        self.last_drawn, self.last_frame, self.last_in_frame[frame] = graph, frame, graph
+        self.last_drawn, self.last_frame, self.last_in_frame[function] = graph, frame, (frame, graph)
         if not (self.options.show_graph and graph.nodes and differs):
             return None
         if self.options.graph == "full":
