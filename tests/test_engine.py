@@ -1156,3 +1156,29 @@ def test_a_const_a_returned_function_read_by_a_local_name_is_drawn_by_that_name_
         main(["explain", "--plain", "--width", "100", "--lang", "zh", str(path)])
     zh = out.getvalue()
     assert "forward 中的 combined --> self.i2h(combined) = out" in zh[zh.index("第 18 行"):]
+
+
+def test_a_line_still_running_draws_the_consts_it_read_before_its_call(tmp_path):
+    # Inside double(), line 9 is still running: it read x (w * x) before it
+    # called double, so the picture drawn there draws x going into it.
+    path = tmp_path / "running.py"
+    path.write_text(
+        "import torch\n"
+        "w = torch.ones(3, requires_grad=True)\n"
+        "x = torch.arange(3.0)\n"
+        "\n"
+        "def double(t):\n"
+        "    out = t * 2\n"
+        "    return out\n"
+        "\n"
+        "y = double(w * x) + x\n"
+    )
+    doc = explain_json(path)
+    graph = step_at(doc, 6)["graph"]
+    ids = {n["label"]: n["id"] for n in graph["nodes"]}
+    running = next(n["id"] for n in graph["nodes"] if n.get("running"))
+    assert [ids["x"], running] in graph["edges"] and [ids["w"], running] in graph["edges"]
+    # At its end the line's const inputs are found again: x drawn once, into line 9.
+    graph = step_at(doc, 9)["graph"]
+    lines = {n["id"]: n.get("line") for n in graph["nodes"]}
+    assert [lines[dst] for src, dst in graph["edges"] if src == ids["x"]] == [9]

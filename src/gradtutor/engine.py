@@ -966,7 +966,7 @@ class Engine:
                     return
             snapshot = self.snapshotter.take(
                 namespace, origin=state.origin, frame_key=state.key, lite=likely_hidden, tags_as=state.tags_as,
-                running=() if likely_hidden else self._running_lines(state),
+                running=() if likely_hidden else self._running_lines(state, frame),
             )
             if tracker is None:
                 tracker = self._trackers[state.key] = _new_tracker(state)
@@ -1018,7 +1018,7 @@ class Engine:
             if likely_hidden:
                 snapshot = self.snapshotter.take(
                     namespace, origin=state.origin, frame_key=state.key, names_current=True, tags_as=state.tags_as,
-                    running=self._running_lines(state),
+                    running=self._running_lines(state, frame),
                 )
                 events = with_growth_sizes(events, snapshot)
             grad_changes = self._grad_changes(namespace, snapshot, records)
@@ -1056,15 +1056,43 @@ class Engine:
                 quiet_reads.__exit__(None, None, None)
             observer.paused = False
 
-    def _running_lines(self, state: _Frame) -> set[int]:
+    def _running_lines(self, state: _Frame, frame: FrameType) -> set[int]:
         """The steps (and their statements' parts) of the lines still running
-        in the frames below ``state``'s: this step is in a call they made."""
+        in the frames below ``state``'s (``frame``'s): this step is in a call
+        they made. What they read as const inputs is recorded now (see
+        ``_consts_read_so_far``), for the picture drawn inside the call."""
         running: set[int] = set()
+        waiting: dict[int, _Frame] = {}
         for other in self._stack:
             if other is not state and other.stmt is not None:
                 running.add(other.origin.exec_id)
                 running.update(part.exec_id for part in other.origin.parts)
+                if not other.origin.const_reads and not other.stmt.parts:
+                    waiting[other.key] = other
+        below = frame.f_back
+        while below is not None and waiting:
+            found = waiting.pop(_frame_key(below), None)
+            if found is not None and found.code is below.f_code and found.stmt is not None:
+                self._consts_read_so_far(found, below)
+            below = below.f_back
         return running
+
+    def _consts_read_so_far(self, state: _Frame, frame: FrameType) -> None:
+        """The const inputs the statement still running in ``frame`` read
+        before the call it is in: the names it reads, but those it hands to a
+        function of the program's (that function may read them itself, and
+        the statement's end decides, see ``_record_const_reads``)."""
+        stmt = state.stmt
+        assert stmt is not None
+        local = {} if state.is_module else frame.f_locals
+        consts = []
+        for name in stmt.reads:
+            if name in stmt.passed:
+                continue
+            value = local[name] if name in local else frame.f_globals.get(name)
+            if isinstance(value, torch.Tensor) and not value.requires_grad:
+                consts.append(self.registry.leaf_tag(value))
+        state.origin.const_reads = tuple(consts)
 
     def _repeat(
         self, state: _Frame, line: int, tracker: NameTracker | None, scope: StepNames,
