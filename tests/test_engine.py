@@ -1182,3 +1182,28 @@ def test_a_line_still_running_draws_the_consts_it_read_before_its_call(tmp_path)
     graph = step_at(doc, 9)["graph"]
     lines = {n["id"]: n.get("line") for n in graph["nodes"]}
     assert [lines[dst] for src, dst in graph["edges"] if src == ids["x"]] == [9]
+
+
+def test_in_a_later_call_an_earlier_calls_tensor_is_old_not_in_the_function(tmp_path):
+    # Inside f's second call, the first call's x is "x (old)": the name x
+    # now means another tensor. Back in the caller, both are "x (in f)".
+    path = tmp_path / "twice.py"
+    path.write_text(
+        "import torch\n"
+        "w = torch.ones(2, requires_grad=True)\n"
+        "\n"
+        "def f(x):\n"
+        "    k = 2\n"
+        "    y = w * x * k\n"
+        "    return y\n"
+        "\n"
+        "a = f(torch.ones(2))\n"
+        "b = f(torch.ones(2))\n"
+    )
+    doc = explain_json(path)
+    inside = [n for n in step_at(doc, 6, 1)["graph"]["nodes"] if n["kind"] == "const"]
+    assert sorted((n["label"], tuple(n["names"]), tuple(n.get("former_names", ())), n.get("local_of")) for n in inside) == [
+        ("x", (), ("x",), None), ("x", ("x",), (), None),
+    ]
+    after = [n for n in step_at(doc, 10)["graph"]["nodes"] if n["kind"] == "const"]
+    assert [(n["label"], n.get("local_of")) for n in after] == [("x", "f"), ("x", "f")]

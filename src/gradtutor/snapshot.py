@@ -507,6 +507,7 @@ class Snapshotter:
             self._checked_epoch = self.registry.inplace_epoch
             self.registry.recheck_saved(t.grad_fn for _, t in tensors if t.grad_fn is not None)
         tags = sorted(ag.walk_tags(roots), key=lambda tag: tag.serial)
+        here = (origin.function, named_nodes)  # (for a tensor a call of this function named: see _leaf_view)
         nodes: list[Node] = []
         edges: list[Edge] = []
         origins: dict[int, ag.Origin] = {}
@@ -520,7 +521,7 @@ class Snapshotter:
                     tag.edges = tuple(Edge(child.node_id, tag.node_id) for child in tag.children)
                 edges.extend(tag.edges)
             else:
-                nodes.append(self._leaf_view(tag, names, lost, param_names, old_params))
+                nodes.append(self._leaf_view(tag, names, lost, param_names, old_params, here))
         ops = Graph(tuple(nodes), tuple(edges))
 
         # A tensor without requires_grad that a statement read is in the graph
@@ -529,7 +530,9 @@ class Snapshotter:
         freed = {tag.origin.exec_id for tag in tags if isinstance(tag, ag.NodeTag) and tag.saved == SAVED_FREED}
         consts = {
             exec_id: tuple(
-                self._leaf_view(c, names_of.get(c.serial, ()), () if c.serial in names_of else former.get(c.serial, ()), {})
+                self._leaf_view(
+                    c, names_of.get(c.serial, ()), () if c.serial in names_of else former.get(c.serial, ()), {}, {}, here,
+                )
                 for c in o.const_reads
                 if c.serial in names_of or (exec_id not in freed and c.ref() is not None)
             )
@@ -732,8 +735,13 @@ class Snapshotter:
 
     def _leaf_view(
         self, tag: ag.LeafTag, names: tuple[str, ...], former: tuple[str, ...], param_names: Mapping[int, tuple[str, str]],
-        old_params: Mapping[int, tuple[str, str]] = {},
+        old_params: Mapping[int, tuple[str, str]] = {}, here: tuple[str, Mapping[str, Any]] | None = None,
     ) -> Node:
+        """The node of a leaf or const. ``here``: the function whose names
+        the snapshot has, and those names; a tensor no name holds that a call
+        of that same function read by a name it now gives another tensor (an
+        earlier call's ``x``, in this call's) is drawn ``x (old)``; one read
+        by another function's name, ``x (in f)`` (see Node.local_of)."""
         leaf = tag.tensor()
         has_grad = leaf is not None and leaf.grad is not None
         dual = leaf is not None and bool(names) and ag.is_dual(leaf)
@@ -749,6 +757,8 @@ class Snapshotter:
             label = names[0] if names else path or former[0]
         elif tag.read_as is not None:
             label, local_of = tag.read_as  # (a function's local, gone with its call)
+            if here is not None and here[0] == local_of and label in here[1]:
+                former, local_of = (label,), ""
         else:
             label = "tensor"
         key = (names, former, has_grad, label, module, tag.requires_grad, dual, local_of)
