@@ -109,8 +109,8 @@ class LeafTag:
         self.node_id = f"t{serial}"
         self.children: tuple[Any, ...] = ()
         self.view: Any = None  # the snapshot's cached drawing data for this tag
-        # (name, function): the local name a statement of a function last
-        # read it by, as a const input (see Engine._record_const_reads).
+        # (name, function): the name a statement of a function last read it
+        # by (see Engine._record_const_reads), drawn once no name holds it.
         self.read_as: tuple[str, str] | None = None
 
     def tensor(self) -> torch.Tensor | None:

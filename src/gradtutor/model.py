@@ -152,10 +152,11 @@ class Node:
     # called: hessian(f, x) calls f on a tensor it made). Its tensors are
     # intermediate results of the line, not its value: drawn "inside ...".
     running: bool = False
-    # A tensor no name holds now that a function's statement read by a name of
-    # its own (a const input, ``combined`` in ``self.i2o(combined)`` of
-    # ``forward``): ``label`` is that name, ``local_of`` the function's, and it
-    # is drawn "combined (in forward)". Empty otherwise.
+    # A tensor without a node (a const input, a leaf) that no name holds now,
+    # which a function's statement read by a name of its own (``combined`` in
+    # ``self.i2o(combined)`` of ``forward``): ``label`` is that name,
+    # ``local_of`` the function's, and it is drawn "combined (in forward)".
+    # Empty otherwise.
     local_of: str = ""
     # A statement node of a line that ended, holding what it made on the way
     # to its value, not its value: what it handed to a function of the
