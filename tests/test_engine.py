@@ -1207,3 +1207,36 @@ def test_in_a_later_call_an_earlier_calls_tensor_is_old_not_in_the_function(tmp_
     ]
     after = [n for n in step_at(doc, 10)["graph"]["nodes"] if n["kind"] == "const"]
     assert [(n["label"], n.get("local_of")) for n in after] == [("x", "f"), ("x", "f")]
+
+
+CHECKPOINTED_BN = """\
+import torch
+from torch.utils.checkpoint import checkpoint
+bn = torch.nn.BatchNorm1d(3)
+def segment(x):
+    return bn(x) * 2
+x = torch.randn(4, 3, requires_grad=True)
+y = checkpoint(segment, x, use_reentrant=False)
+z = (y * y).sum()
+z.backward()
+"""
+
+
+def test_a_checkpointed_segment_computed_again_in_the_backward_is_observed(tmp_path):
+    # The backward runs segment() again for the tensors it saved: its batch
+    # norm updates bn's running statistics and count a second time (the
+    # program would print num_batches_tracked 2). checkpoint stops the
+    # segment early, by raising from the hook of the last node it needs:
+    # after batch_norm ran. y * y's node ran before, its saved tensors freed
+    # already when the segment's step is drawn.
+    path = tmp_path / "ckpt.py"
+    path.write_text(CHECKPOINTED_BN)
+    text = _explain_text(path)
+    again = text[text.index("-- line 5 in segment(), run 2"):text.index("-- line 9 (continued)")]
+    assert "bn's buffers were updated in place (add_, batch_norm, 3 buffers)" in again
+    doc = explain_json(path)
+    [backward] = events(doc, "backward")
+    freed = [n for n in step_at(doc, 9)["graph"]["nodes"] if n["saved"] == "freed"]
+    # (y * y's node, found freed while the backward ran, is the backward's, with its line)
+    assert freed and all(n.get("freed_by_line") == 9 for n in freed)
+    assert backward["freed"] == 3

@@ -443,11 +443,17 @@ class TagRegistry:
         """After tensors were changed in place: ask torch again whether the
         saved tensors of the nodes reachable from ``grad_fns`` can be read (a
         node that saved a tensor changed since cannot: ``modified``). Not
-        those made under saved-tensor hooks (reading would run them)."""
+        those made under saved-tensor hooks (reading would run them). A node
+        found freed is left as it was: a backward running now freed it (the
+        step is one of the program's code it runs: a checkpointed segment
+        computed again), and that backward marks it when it ends, with its
+        line (see ``mark_freed``)."""
         for node in iter_nodes(grad_fns):
             tag = self.tag_of(node)
             if tag is not None and tag.saved == SAVED_PRESENT and not tag.hooked:
-                tag.saved = read_saved_state(node, tag.saved_attrs)
+                state = read_saved_state(node, tag.saved_attrs)
+                if state != SAVED_FREED:
+                    tag.saved = state
 
     def _tag_deep(self, grad_fn: Any, origin: Origin) -> NodeTag:
         """Post-order over untagged nodes: children are tagged before parents."""

@@ -628,12 +628,16 @@ class Engine:
         caller = frame.f_back
         if caller is not None and caller.f_code in _CALLED_FOR_JVP and len(self._stack) > 1:
             self._tag_function_node(frame, self._stack[-2].origin)
-        if caller is not None and caller.f_code in _CALLED_BY_AUTOGRAD and self._observer_pushed:
+        if self._observer_pushed and (
+            caller is not None and caller.f_code in _CALLED_BY_AUTOGRAD or self.observer.backwards_running
+        ):
             # A custom autograd.Function's backward or a tensor hook, called
             # by the autograd engine inside the observer's handling of the
-            # user's backward, where torch has taken the observer's mode off:
-            # it goes back on for the call, so what the function does is seen
-            # as code of the user's is (an in-place op, ...).
+            # user's backward, or the program's code that library code runs
+            # there (a checkpointed segment, computed again for its saved
+            # tensors), where torch has taken the observer's mode off: it goes
+            # back on for the call, so what the function does is seen as code
+            # of the user's is (an in-place op, ...).
             state.observed = _observe_again(self.observer)
         return self._local_trace
 

@@ -937,9 +937,21 @@ class CallObserver(TorchFunctionMode):
         """F.batch_norm, F.instance_norm: in training (in instance_norm, when
         it uses the input's statistics) they update the running mean and
         variance they are given, in place, inside one C call the mode does
-        not see and without bumping their versions: told by the arguments."""
-        out = call_warning_at_caller(func, args, kwargs, self._run)
+        not see and without bumping their versions: told by the arguments.
+        Told too when the call ends in checkpoint's early stop of a segment
+        computed again in a backward: the hook that stops it runs as the
+        op's node saves its tensors, after the op ran."""
+        try:
+            out = call_warning_at_caller(func, args, kwargs, self._run)
+        except Exception as exc:
+            if type(exc).__name__ == "_StopRecomputationError":
+                self._running_stats_updated(func, args, kwargs)
+            raise
         self._after_call(args, kwargs, out)
+        self._running_stats_updated(func, args, kwargs)
+        return out
+
+    def _running_stats_updated(self, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
         flag = "training" if func is torch.nn.functional.batch_norm else "use_input_stats"
         if _arg(args, kwargs, 5, flag) or (flag == "use_input_stats" and len(args) <= 5 and flag not in kwargs):
             stats = [_arg(args, kwargs, 1, "running_mean"), _arg(args, kwargs, 2, "running_var")]
@@ -952,7 +964,6 @@ class CallObserver(TorchFunctionMode):
                         self.context.line, self.context.origin, func.__name__, weakref.ref(t), t._version,
                         tuple(t.shape), None, library, kind,
                     ))
-        return out
 
     def _on_detach(self, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         source = args[0] if args and isinstance(args[0], torch.Tensor) else None
