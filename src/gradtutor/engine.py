@@ -24,6 +24,7 @@ import weakref
 from dataclasses import dataclass, field, replace
 from types import CodeType, FrameType
 from typing import Any, Callable, Iterator, Mapping
+from collections import ChainMap
 from contextlib import contextmanager
 
 import torch
@@ -1083,20 +1084,10 @@ class Engine:
 
     def _consts_read_so_far(self, state: _Frame, frame: FrameType) -> None:
         """The const inputs the statement still running in ``frame`` read
-        before the call it is in: the names it reads, but those it hands to a
-        function of the program's (that function may read them itself, and
-        the statement's end decides, see ``_record_const_reads``)."""
-        stmt = state.stmt
-        assert stmt is not None
-        local = {} if state.is_module else frame.f_locals
-        consts = []
-        for name in stmt.reads:
-            if name in stmt.passed:
-                continue
-            value = local[name] if name in local else frame.f_globals.get(name)
-            if isinstance(value, torch.Tensor) and not value.requires_grad:
-                consts.append(self.registry.leaf_tag(value))
-        state.origin.const_reads = tuple(consts)
+        before the call it is in (see ``_record_const_reads``)."""
+        assert state.stmt is not None
+        names = frame.f_globals if state.is_module else ChainMap(frame.f_locals, frame.f_globals)
+        self._record_const_reads(state.origin, state.stmt, names, so_far=True)
 
     def _repeat(
         self, state: _Frame, line: int, tracker: NameTracker | None, scope: StepNames,
@@ -1304,7 +1295,7 @@ class Engine:
         return True
 
     def _record_const_reads(
-        self, origin: ag.Origin, stmt: StatementInfo, namespace: Mapping[str, Any]
+        self, origin: ag.Origin, stmt: StatementInfo, namespace: Mapping[str, Any], *, so_far: bool = False,
     ) -> None:
         """The named tensors without requires_grad the statement read: its const
         inputs. Not one it only handed to a function of the program's that
@@ -1315,17 +1306,24 @@ class Engine:
 
         In a function, each tensor without a node (a const, a leaf) that a
         statement read keeps the name it read it by: once no name holds it,
-        it is drawn by that name, and the function's (see Node.local_of)."""
+        it is drawn by that name, and the function's (see Node.local_of).
+
+        ``so_far``: the statement is still running (a step of a call it made
+        is shown): the consts it read before that call, but those it hands to
+        a function of the program's (that function may read them itself: the
+        statement's end decides), and nothing kept for the steps after."""
         consts = []
         read_at = self._const_read_at
         in_function = origin.function != "<module>"
         for name in stmt.reads:
+            if so_far and name in stmt.passed:
+                continue
             value = namespace.get(name)
             if not isinstance(value, torch.Tensor):
                 continue
             if not value.requires_grad:
                 tag = self.registry.leaf_tag(value)
-                if name not in stmt.passed or read_at.get(tag.serial, 0) <= origin.exec_id:
+                if so_far or name not in stmt.passed or read_at.get(tag.serial, 0) <= origin.exec_id:
                     consts.append(tag)
                 if in_function:
                     tag.read_as = (name, origin.function)
@@ -1334,6 +1332,8 @@ class Engine:
                 if known is not None:
                     known.read_as = (name, origin.function)
         origin.const_reads = tuple(consts)
+        if so_far:
+            return
         if len(read_at) > 100_000:
             read_at.clear()  # (forgetting only risks drawing a const's edge twice)
         for tag in consts:

@@ -311,14 +311,13 @@ def _least_entries(graph: Graph) -> int:
     return max(0, len(graph.nodes) - 2 * leaves)
 
 
-def step_frame_key(step: Any) -> tuple[Any, ...]:
-    """Whose names a step's snapshot has: the module's (every shell input
-    shares them), or one call of a function (not another function of the
-    same name: ``forward`` of two classes), as (file, function, its line,
-    the call)."""
+def step_frame_key(step: Any) -> tuple[Any, int]:
+    """Whose names a step's snapshot has, as (whose, which call): the
+    module's (every shell input shares them), or one call of a function
+    (not another function of the same name: ``forward`` of two classes)."""
     if step.function == "<module>":
-        return ("<module>",)
-    return (step.file, step.function, step.function_line, step.call)
+        return ("<module>",), 0
+    return (step.file, step.function, step.function_line), step.call
 
 
 def step_where(step: Any, language: str = "en") -> str:
@@ -502,7 +501,7 @@ class Narrator:
         self.last_drawn: Graph | None = None
         self.last_frame: Any = None  # the frame whose names the last drawing had
         # The graph last seen from each function (or the module), and from
-        # which of its calls: (frame, graph), by the frame's key without the call.
+        # which of its calls: whose -> (frame, graph) (see step_frame_key).
         self.last_in_frame: dict[Any, tuple[Any, Graph]] = {}
         self.explained: set[str] = set()  # legend keys shown already
         self.told: set[str] = set()  # the explanations of events given already, word for word
@@ -572,12 +571,12 @@ class Narrator:
             told = frozenset(changed)
             self.unseen_changes.update(n.id for n in graph.nodes if n.names and not told.isdisjoint(n.names))
         previous = self.last_drawn
-        function = frame[:3] if isinstance(frame, tuple) else frame
-        seen = self.last_in_frame.get(function)
+        whose = frame[0] if frame is not None else None
+        seen = self.last_in_frame.get(whose)
         # (a call's first picture: its names are not the last call's, none compared)
         named_previous = previous if frame == self.last_frame else seen[1] if seen is not None and seen[0] == frame else None
         differs = graph != previous
-        self.last_drawn, self.last_frame, self.last_in_frame[function] = graph, frame, (frame, graph)
+        self.last_drawn, self.last_frame, self.last_in_frame[whose] = graph, frame, (frame, graph)
         if not (self.options.show_graph and graph.nodes and differs):
             return None
         if self.options.graph == "full":

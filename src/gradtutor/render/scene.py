@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass, field, replace
+from typing import Callable, TypeVar
 
 from gradtutor.model import HIDDEN_GLOBAL, MODULE, OP, SAVED_FREED, STATEMENT, Graph, Node
 from gradtutor.render.words import Locate, marks, plural, say, shown_name
@@ -21,6 +22,23 @@ from gradtutor.render.node_text import NodeText, TextOptions, describe_node, is_
 DESCRIBED_LIMIT = 65_536
 _DESCRIBED: dict[tuple[object, ...], tuple[Node, NodeText]] = {}
 _NAMED: dict[tuple[object, ...], tuple[Node, str]] = {}  # the same for ref_name
+
+T = TypeVar("T")
+
+
+def _made_once(
+    cache: dict[tuple[object, ...], tuple[Node, T]], key: tuple[object, ...], node: Node, make: Callable[[], T],
+) -> T:
+    """What ``make`` makes of ``node``, kept in ``cache`` under ``key`` (whose
+    first part is the node's id) while the node is the one kept there."""
+    found = cache.get(key)
+    if found is not None and found[0] is node:
+        return found[1]
+    made = make()
+    if len(cache) >= DESCRIBED_LIMIT:
+        cache.clear()
+    cache[key] = (node, made)
+    return made
 
 
 @dataclass(frozen=True)
@@ -75,23 +93,16 @@ class Scene:
         found = self._texts.get(key)
         if found is None:
             node = self.all_nodes[node_id]
-            options = self._options_for(limit)
             suffix = self.suffixes.get(node_id, "")
             # (A graph drawn again, as every step of a run draws it, is mostly
             # the same Node objects: their words are made once, see _DESCRIBED.)
-            described_key = (
-                id(node), limit, suffix, is_new(node, self.current_step), self.show_none_saved,
-                self.charset.name, self.language,
+            found = self._texts[key] = _made_once(
+                _DESCRIBED,
+                (id(node), limit, suffix, is_new(node, self.current_step), self.show_none_saved, self.charset.name,
+                 self.language),
+                node,
+                lambda: describe_node(node, self._options_for(limit), suffix, self.ref(node_id)),
             )
-            described = _DESCRIBED.get(described_key)
-            if described is not None and described[0] is node:
-                found = described[1]
-            else:
-                found = describe_node(node, options, suffix, self.ref(node_id))
-                if len(_DESCRIBED) >= DESCRIBED_LIMIT:
-                    _DESCRIBED.clear()
-                _DESCRIBED[described_key] = (node, found)
-            self._texts[key] = found
         return found
 
     def _options_for(self, limit: int) -> TextOptions:
@@ -123,16 +134,10 @@ class Scene:
         base = self._base_refs.get(node_id)
         if base is None:
             node = self.all_nodes[node_id]
-            key = (id(node), self.charset.name, self.language)
-            named = _NAMED.get(key)
-            if named is not None and named[0] is node:
-                base = named[1]
-            else:
-                base = ref_name(node, self.charset, marks(self.language))
-                if len(_NAMED) >= DESCRIBED_LIMIT:
-                    _NAMED.clear()
-                _NAMED[key] = (node, base)
-            self._base_refs[node_id] = base
+            base = self._base_refs[node_id] = _made_once(
+                _NAMED, (id(node), self.charset.name, self.language), node,
+                lambda: ref_name(node, self.charset, marks(self.language)),
+            )
         return base
 
     def set_suffixes(self, ids: list[str]) -> None:
