@@ -1240,3 +1240,46 @@ def test_a_checkpointed_segment_computed_again_in_the_backward_is_observed(tmp_p
     # (y * y's node, found freed while the backward ran, is the backward's, with its line)
     assert freed and all(n.get("freed_by_line") == 9 for n in freed)
     assert backward["freed"] == 3
+
+
+REBOUND_CONST = """\
+import torch
+
+class Net(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Linear(3, 3)
+
+    def forward(self, x):
+        x = self.conv(x)
+        return x
+
+net = Net()
+data = torch.ones(2, 3)
+out = net(data).sum()
+h = torch.zeros(3)
+W = torch.ones(3, 3, requires_grad=True)
+h = torch.tanh(h @ W)
+"""
+
+
+def test_a_const_a_statement_reads_and_rebinds_is_the_one_it_read(tmp_path):
+    # ``x = self.conv(x)`` read the x it rebinds: its const input is the x
+    # of before (here the program's data), not the result the name holds
+    # after it, which is how data was lost and then drawn going into ``out
+    # = net(data)``, a line whose own node (the sum) never read it.
+    path = tmp_path / "rebound.py"
+    path.write_text(REBOUND_CONST)
+    doc = explain_json(path, options=("--graph", "full"))
+    graph = step_at(doc, 14)["graph"]
+    labels = {n["id"]: n["label"] for n in graph["nodes"]}
+    into = {}
+    for src, dst in graph["edges"]:
+        into.setdefault(labels[dst], []).append(labels[src])
+    assert "data" in into["self.conv(x)"]
+    assert "data" not in into["net(data).sum()"]
+    # The first h of ``h = tanh(h @ W)``, a const no name holds now: "h (old)".
+    nodes = step_at(doc, 17)["graph"]["nodes"]
+    [old] = [n for n in nodes if n["kind"] == "const" and not n["names"]]
+    assert (old["label"], old["former_names"]) == ("h", ["h"])
+    assert "h (old) --> tanh(h @ W) = h" in _explain_text(path)

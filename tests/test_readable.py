@@ -362,14 +362,16 @@ def test_an_explanation_is_given_once_in_the_same_words():
     assert text.count("model's gradients were added to, not replaced") > len(paragraph)
 
 
-def test_an_old_tensor_is_said_to_be_drawn_for_a_result_in_the_graph_not_in_the_picture():
-    """makemore's second round draws ``emb (old)``, kept by the last round's h,
-    without that h (it is unchanged since the last picture): the key of
-    "(old)" must not say the result is in the picture."""
+def test_an_old_tensor_is_drawn_with_the_result_that_keeps_it_in_the_graph():
+    """makemore's second round draws ``emb (old)``, kept by the last round's
+    h: that h is drawn with it (unchanged since the last picture, it would
+    be left out, and "(old)" would point at nothing), its other inputs left
+    out ("more before")."""
     steps = steps_of(explain_text(CORPUS / "makemore_mlp.py"))
     [step] = [s for s in steps if s[0].startswith("-- line 75, run 2") or s[0].startswith("── line 75, run 2")]
     text = "\n".join(step)
-    assert "emb (old)" in text and "= h" not in text
+    assert "emb (old) --> tanh(emb.view(-1, 30) @ W1 + b1) = h" in text
+    assert "[more before, freed]" in text
     assert "because a result still in the graph was computed from it" in " ".join(text.split())
 
 

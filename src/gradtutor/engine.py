@@ -124,6 +124,10 @@ class _Frame:
     # looked at: the tensor each of those globals held (weakly; None for
     # another value), as when it was called or after the steps let pass.
     globals_before: dict[str, weakref.ref[torch.Tensor] | None] | None = None
+    # The pending statement's names it reads and binds (StatementInfo.rereads):
+    # the tensors they named when it began, until its end records what it
+    # read (weakly: one it let go of is gone, as without the tutor).
+    reads_before: dict[str, weakref.ref[torch.Tensor]] | None = None
 
 
 @dataclass
@@ -748,7 +752,7 @@ class Engine:
             state.leaving = previous is not None and stmt.start < previous.start <= stmt.with_end
             if state.is_module:
                 self._withdrawn.clear()  # once a top-level statement is over, it is over
-            self._begin(state, stmt, lasti)
+            self._begin(state, stmt, lasti, frame)
         elif event == "exception":
             exc, tb = arg[1], arg[2]
             if not isinstance(exc, _QUIET_EXCEPTIONS) and self._raised_here(frame, exc, tb):
@@ -806,10 +810,11 @@ class Engine:
         if self._plain_calls.ended(code, plain, lambda: any(other.code is code for other in self._stack if other is not state)):
             self.tracer.quiet(code)
 
-    def _begin(self, state: _Frame, stmt: StatementInfo, lasti: int) -> None:
+    def _begin(self, state: _Frame, stmt: StatementInfo, lasti: int, frame: FrameType) -> None:
         fresh = state.stmt is None
         self._next_exec += 1
         state.stmt = stmt
+        state.reads_before = self._reads_before(state, stmt, frame) if stmt.rereads else None
         state.lasti = lasti
         state.calls_at_begin = self.observer.calls
         state.origin = ag.Origin(
@@ -839,6 +844,22 @@ class Engine:
             pending = self._take_output() if fresh else ""
             if pending or count <= self.max_iterations or self.announce_hidden:
                 self._announce(state, stmt, count, pending)
+
+    @staticmethod
+    def _reads_before(state: _Frame, stmt: StatementInfo, frame: FrameType) -> dict[str, weakref.ref[torch.Tensor]]:
+        """The tensors the names ``stmt`` reads and binds hold as it begins:
+        ``x = self.relu(self.conv1(x))`` read the x it rebinds. (Looked at
+        only with isinstance: what they are is read at the statement's end,
+        hidden from the program's modes.)"""
+        own = frame.f_globals if state.is_module else frame.f_locals
+        found = {}
+        for name in stmt.rereads:
+            value = own.get(name)
+            if value is None and not state.is_module:
+                value = frame.f_globals.get(name)
+            if isinstance(value, torch.Tensor):
+                found[name] = weakref.ref(value)
+        return found
 
     def _announce(self, state: _Frame, stmt: StatementInfo, iteration: int, pending: str) -> None:
         observer = self.observer
@@ -911,6 +932,7 @@ class Engine:
         """The pending statement of ``frame`` completed: snapshot, detect, report."""
         stmt = state.stmt
         assert stmt is not None
+        before, state.reads_before = state.reads_before, None
         observer = self.observer
         observer.paused = True
         quiet_reads = None
@@ -944,7 +966,7 @@ class Engine:
             if isinstance(returning, torch.Tensor) and returning.grad_fn is not None:
                 # Nodes only reachable from a return value belong to this line.
                 self.registry.tag_graph(returning.grad_fn, state.tags_as or state.origin)
-            self._record_const_reads(state.origin, stmt, namespace)
+            self._record_const_reads(state.origin, stmt, namespace, before)
             if stmt.parts:
                 self._assign_parts(state.origin, stmt, namespace)
             elif stmt.elements:
@@ -1295,7 +1317,8 @@ class Engine:
         return True
 
     def _record_const_reads(
-        self, origin: ag.Origin, stmt: StatementInfo, namespace: Mapping[str, Any], *, so_far: bool = False,
+        self, origin: ag.Origin, stmt: StatementInfo, namespace: Mapping[str, Any],
+        before: Mapping[str, weakref.ref[torch.Tensor]] | None = None, *, so_far: bool = False,
     ) -> None:
         """The named tensors without requires_grad the statement read: its const
         inputs. Not one it only handed to a function of the program's that
@@ -1304,29 +1327,37 @@ class Engine:
         not read x again, ``(model(x) * x).sum()`` does; a step that began
         after this statement is a step of a call it made).
 
-        In a function, each tensor without a node (a const, a leaf) that a
-        statement read keeps the name it read it by: once no name holds it,
-        it is drawn by that name, and the function's (see Node.local_of).
+        Each const a statement read keeps the name it read it by, and so does
+        each leaf a function's statement read: once no name holds it, it is
+        drawn by that name, and the function's (see Node.local_of), or for
+        the program's own top level as ``h (old)`` (the first ``h`` of ``h =
+        tanh(h @ W)``).
 
         ``so_far``: the statement is still running (a step of a call it made
         is shown): the consts it read before that call, but those it hands to
         a function of the program's (that function may read them itself: the
-        statement's end decides), and nothing kept for the steps after."""
+        statement's end decides), and nothing kept for the steps after.
+
+        ``before``: the tensors the names it reads and binds held as it began
+        (``_reads_before``): those are what it read, not what it bound."""
         consts = []
         read_at = self._const_read_at
         in_function = origin.function != "<module>"
         for name in stmt.reads:
             if so_far and name in stmt.passed:
                 continue
-            value = namespace.get(name)
+            if before is not None and name in stmt.rereads:
+                ref = before.get(name)
+                value = ref() if ref is not None else None
+            else:
+                value = namespace.get(name)
             if not isinstance(value, torch.Tensor):
                 continue
             if not value.requires_grad:
                 tag = self.registry.leaf_tag(value)
                 if so_far or name not in stmt.passed or read_at.get(tag.serial, 0) <= origin.exec_id:
                     consts.append(tag)
-                if in_function:
-                    tag.read_as = (name, origin.function)
+                tag.read_as = (name, origin.function)
             elif in_function and value.grad_fn is None:
                 known = self.registry.known_leaf(value)  # (tagged if a graph of the statement uses it)
                 if known is not None:

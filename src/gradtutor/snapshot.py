@@ -740,8 +740,9 @@ class Snapshotter:
         """The node of a leaf or const. ``here``: the function whose names
         the snapshot has, and those names; a tensor no name holds that a call
         of that same function read by a name it now gives another tensor (an
-        earlier call's ``x``, in this call's) is drawn ``x (old)``; one read
-        by another function's name, ``x (in f)`` (see Node.local_of)."""
+        earlier call's ``x``, in this call's), or the program's top level
+        read, is drawn ``x (old)``; one read by another function's name,
+        ``x (in f)`` (see Node.local_of)."""
         leaf = tag.tensor()
         has_grad = leaf is not None and leaf.grad is not None
         dual = leaf is not None and bool(names) and ag.is_dual(leaf)
@@ -757,8 +758,10 @@ class Snapshotter:
             label = names[0] if names else path or former[0]
         elif tag.read_as is not None:
             label, local_of = tag.read_as  # (a function's local, gone with its call)
-            if here is not None and here[0] == local_of and label in here[1]:
-                former, local_of = (label,), ""
+            if (here is not None and label in here[1]) and (here[0] == local_of or local_of == "<module>"):
+                former, local_of = (label,), ""  # (the name holds another tensor now: "h (old)")
+            elif local_of == "<module>":
+                label, local_of = "tensor", ""  # (the program's top level deleted the name: no function's)
         else:
             label = "tensor"
         key = (names, former, has_grad, label, module, tag.requires_grad, dual, local_of)

@@ -46,6 +46,13 @@ class StatementInfo:
     # Names it reads only as arguments of calls (``model(x)``): what it
     # hands over, which a function of the program's may read itself.
     passed: tuple[str, ...] = ()
+    # Names it reads and binds (``x = self.conv(x)``): what they named when
+    # it began is what it read (see Engine._begin).
+    rereads: tuple[str, ...] = field(default=(), init=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.targets and not self.parts:
+            object.__setattr__(self, "rereads", tuple(n for n in self.reads if n in self.targets))
 
     @property
     def label(self) -> str:

@@ -84,8 +84,13 @@ def touched_part(
     if changed_ids:
         touched |= {n.id for n in graph.nodes if n.id in changed_ids}
     inputs: dict[str, list[str]] = {}
+    users: dict[str, list[str]] = {}
     for edge in graph.edges:
         inputs.setdefault(edge.dst, []).append(edge.src)
+        users.setdefault(edge.src, []).append(edge.dst)
+    # A node drawn "x (old)" is drawn because what still uses it is in the
+    # graph: what uses it is drawn with it, not left out.
+    moved_on = {n.id for n in graph.nodes if n.former_names and not n.names}
     keep: set[str] = set()
     for part in _connected_parts(graph):
         changed = part & touched
@@ -94,6 +99,8 @@ def touched_part(
         near = set(changed)
         for node_id in changed:
             near.update(inputs.get(node_id, ()))
+            if node_id in moved_on:
+                near.update(users.get(node_id, ()))
         keep |= part if len(part) <= _SMALL or len(near) >= _MOSTLY * len(part) else near
     if len(keep) == len(graph.nodes):
         return graph, Focus()
