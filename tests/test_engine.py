@@ -1283,3 +1283,31 @@ def test_a_const_a_statement_reads_and_rebinds_is_the_one_it_read(tmp_path):
     [old] = [n for n in nodes if n["kind"] == "const" and not n["names"]]
     assert (old["label"], old["former_names"]) == ("h", ["h"])
     assert "h (old) --> tanh(h @ W) = h" in _explain_text(path)
+
+
+TRANSFORMED = """\
+import torch
+from torch.func import grad, jacrev
+
+def f(x):
+    y = x.sin()
+    return y.sum()
+
+x = torch.randn(3)
+g = grad(f)(x)
+j = jacrev(f)(x)
+"""
+
+
+def test_a_torch_func_transform_s_own_tensors_are_not_drawn_as_the_program_s(tmp_path):
+    # Inside grad(f)(x), f's x is the transform's leaf that requires grad and
+    # y has a node: neither is the program's (its x never requires grad, no
+    # .grad is filled). Drawn, f's x read "x [leaf]: backward fills its .grad".
+    path = tmp_path / "transformed.py"
+    path.write_text(TRANSFORMED)
+    doc = explain_json(path, options=("--max-iterations", "5"))
+    inside = [s for s in doc["steps"] if s["function"] == "f"]
+    assert len(inside) == 4
+    for step in inside:
+        assert step["graph"]["nodes"] == [], step
+        assert step["events"] == [], step["events"]

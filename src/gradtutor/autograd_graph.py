@@ -263,6 +263,25 @@ def graph_readable(t: torch.Tensor) -> bool:
     return True
 
 
+_functorch = getattr(torch._C, "_functorch", None)
+_transform_level: Callable[[], Any] = getattr(_functorch, "maybe_current_level", lambda: None)
+_transform_tensor: Callable[[torch.Tensor], bool] = getattr(_functorch, "is_functorch_wrapped_tensor", lambda t: False)
+
+
+def in_transform() -> bool:
+    """Is a torch.func transform (grad, vmap, jacrev...) running?"""
+    return _transform_level() is not None
+
+
+def transform_tensor(t: torch.Tensor) -> bool:
+    """Is ``t`` a torch.func transform's own tensor, that the function it
+    transforms sees in place of the program's: inside ``grad(f)(x)``, f's x
+    is a leaf that requires grad, whose .grad no backward of the program's
+    fills, and the program's x is not it. (The transform's graph is its own:
+    the tutor draws none of it.)"""
+    return _transform_tensor(t)
+
+
 def grad_fn_of(t: torch.Tensor) -> Any:
     """``t.grad_fn``; None where torch refuses to give it (see ``graph_readable``)."""
     try:

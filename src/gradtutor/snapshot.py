@@ -148,11 +148,14 @@ class NameScan:
                     kinds.append((name, _SEQUENCE))
             layout = tuple(kinds)
         self.layout = layout
+        transform = ag.in_transform()
         for name, kind in layout:
             value = namespace[name]
             if kind is _TENSOR:
                 if value._is_view() and not ag.graph_readable(value):
                     continue  # (a view torch no longer gives a node: see ag.graph_readable)
+                if transform and ag.transform_tensor(value):
+                    continue  # (a torch.func transform's own: see ag.transform_tensor)
                 tensors.append((name, value))
                 both.append((name, value))
             elif kind is _MODULE:
