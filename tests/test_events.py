@@ -1850,3 +1850,34 @@ def test_a_detach_a_line_uses_where_it_stands_is_told_by_the_tensor_it_copies(pr
     assert told == [(7, None, "h"), (8, "hid", "fake"), (9, None, "fake")]
     step = step_at(doc, 9)
     assert [e["kind"] for e in step["events"]][:1] == ["detached"]
+
+
+def test_a_gradient_added_to_on_a_leaf_no_name_holds_is_told_with_a_count(program):
+    # torch.tensor(..., requires_grad=True).float() keeps the copy; the leaf
+    # before .float() lives on in the graph and its .grad grows with every
+    # backward (a tutorial's PINN inputs), which no zero_grad reaches.
+    path = program("""
+        import torch
+        class Inputs:
+            def __init__(self):
+                self.x = torch.tensor([1.0, 2.0], requires_grad=True).float()
+        data = Inputs()
+        w = torch.nn.Parameter(torch.ones(2))
+        for i in range(2):
+            w.grad = None
+            loss = (data.x * w).sum()
+            loss.backward()
+    """)
+    doc = explain_json(path)
+    added = events(doc, "grad-accumulated")
+    assert [(e["line"], e.get("leaves"), e.get("name")) for e in added] == [(10, 1, None)]
+    assert step_at(doc, 10, 1)["events"][-1] == added[0]
+    import contextlib
+    import io
+
+    from gradtutor.cli import main
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        main(["explain", "--plain", "--width", "100", str(path)])
+    assert "the .grad of 1 leaf no name holds was added to, not replaced" in out.getvalue()

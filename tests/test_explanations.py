@@ -28,6 +28,7 @@ SAMPLES = [
                result="dydx"),
     Event.make("grad-accumulated", 6, name="w"),
     Event.make("grad-accumulated", 6, name="model", parameters=4),
+    Event.make("grad-accumulated", 6, leaves=2),
     *(Event.make("grad-before-error", 6, name="w", added=added) for added in (False, True)),
     *(Event.make("grad-before-error", 6, name="model", parameters=2, added=added) for added in (False, True)),
     Event.make("detached", 7, name="d", how="detach", source="y"),

@@ -575,9 +575,13 @@ def _grad_events(
     **fields: Any,
 ) -> list[Event]:
     """Events of ``kind`` for the leaves of ``refs`` whose .grad a backward
-    changed: one per named tensor, one per module for its parameters."""
+    changed: one per named tensor, one per module for its parameters; for a
+    gradient added to, one more for the leaves no name holds (a leaf an
+    expression kept alive, ``torch.tensor(X, requires_grad=True).float()``'s,
+    whose .grad nothing clears), with their count."""
     events: list[Event] = []
     by_module: dict[str, int] = {}
+    unnamed = 0
     for ref in refs:
         leaf = ref()
         if leaf is not None and id(leaf) in params:
@@ -589,8 +593,12 @@ def _grad_events(
         name = name_of(ref)
         if name is not None:
             events.append(Event.make(kind, line, name=name, **fields))
+        elif leaf is not None:
+            unnamed += 1
     for module, count in by_module.items():
         events.append(Event.make(kind, line, name=module, parameters=count, **fields))
+    if unnamed and kind == "grad-accumulated":
+        events.append(Event.make(kind, line, leaves=unnamed, **fields))
     return events
 
 

@@ -40,6 +40,7 @@ EXPLANATION_KEYS: tuple[str, ...] = (
     "backward/retain-graph",
     "backward/nothing-saved",
     "grad-accumulated/parameters",
+    "grad-accumulated/unnamed",
     "grad-before-error/added",
     "grad-before-error/parameters",
     "grad-before-error/parameters-added",
@@ -103,6 +104,8 @@ def explanation_key(event: Event) -> str:
         return "backward/nothing-saved"
     if event.kind == "grad-accumulated" and event.get("parameters"):
         return "grad-accumulated/parameters"
+    if event.kind == "grad-accumulated" and event.get("leaves"):
+        return "grad-accumulated/unnamed"
     if event.kind == "grad-before-error" and event.get("parameters"):
         return "grad-before-error/parameters-added" if event.get("added") else "grad-before-error/parameters"
     if event.kind == "grad-before-error" and event.get("added"):
