@@ -414,7 +414,7 @@ def test_a_graph_made_anew_that_looks_as_the_last_picture_is_not_drawn_again(cap
     run = {n: text.split(f"── line 5, run {n} ")[1].split("── ")[0] for n in (4, 5, 6)}
     assert "w [grad] ──▶ (w * 2).sum() = loss" in run[4]
     for n in (5, 6):
-        assert "──▶" not in run[n] and "(its graph is drawn as in the last picture)" in run[n]
+        assert "──▶" not in run[n] and "(the graph looks as in the last picture: not drawn again)" in run[n]
 
 
 def test_hidden_steps_count_an_optimizer_step_and_a_buffer_update_apart(capsys, tmp_path):

@@ -741,3 +741,29 @@ def test_dropped_is_said_only_of_what_is_gone(program):
     [v_gone] = [s for s in steps if s[0].endswith("v = None")]
     assert not any("dropped" in line for line in w_gone)
     assert "   v (dropped)" in v_gone
+
+
+def test_a_step_that_changed_only_what_a_graph_starts_from_draws_only_that():
+    """A backward through a graph no name holds sets w's .grad: the picture
+    drew w's whole small part with it, the graph of loss, right under
+    "backward: 1 node freed", as if that backward went through loss. Only w
+    is drawn (the rest is unchanged); a backward through a named tensor that
+    kept its graph (retain_graph) still draws that graph."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "prog.py"
+        path.write_text(
+            "import torch\n"
+            "w = torch.ones(2, requires_grad=True)\n"
+            "loss = (w * 2).sum()\n"
+            "(w * 3).sum().backward()\n"
+            "v = torch.ones(2, requires_grad=True)\n"
+            "y = (v * 4).sum()\n"
+            "y.backward(retain_graph=True)\n"
+        )
+        steps = steps_of(explain_text(path))
+    [unnamed] = [s for s in steps if s[0].endswith("(w * 3).sum().backward()")]
+    assert "w [grad]" in "\n".join(unnamed) and "= loss" not in "\n".join(unnamed)
+    [kept] = [s for s in steps if s[0].endswith("y.backward(retain_graph=True)")]
+    assert "v [grad] --> (v * 4).sum() = y" in "\n".join(kept)

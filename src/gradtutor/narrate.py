@@ -415,10 +415,13 @@ def _flatten(value: Any) -> Iterator[float]:
 
 
 def event_names(steps: Iterable[Step]) -> frozenset[str]:
-    """The names the steps' events are about: bound, rebound, grown."""
+    """The names the steps' events are about: bound, rebound, grown, and the
+    tensor a backward went through (kept by retain_graph, its graph is
+    drawn all the same)."""
     return frozenset(
-        e.get("name") for step in steps for e in step.events
-        if e.kind in ("name-bound", "name-rebound", "graph-growth") and e.get("name")
+        name for step in steps for e in step.events
+        if (name := e.get("root") if e.kind == "backward" else e.get("name") if e.kind in (
+            "name-bound", "name-rebound", "graph-growth") else None)
     )
 
 

@@ -101,6 +101,14 @@ def touched_part(
             near.update(inputs.get(node_id, ()))
             if node_id in moved_on:
                 near.update(users.get(node_id, ()))
+        if not any(node_id in inputs for node_id in changed):
+            # Only what the graph starts from changed (a .grad set or
+            # cleared, a name given): the rest of the part, drawn with it,
+            # would read as changed by this step too (a backward through a
+            # graph no name holds drew the last named graph, freed by an
+            # earlier backward, under "backward: 4 nodes freed").
+            keep |= near
+            continue
         keep |= part if len(part) <= _SMALL or len(near) >= _MOSTLY * len(part) else near
     if len(keep) == len(graph.nodes):
         return graph, Focus()

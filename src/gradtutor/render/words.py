@@ -87,7 +87,7 @@ WORDS: dict[str, dict[str, str]] = {
         "focus_more": " and {count:more node|more nodes}",
         "focus_only": "{count:node|nodes}",
         "cut": "the first {lines} lines of this picture are not shown: what it was computed from ({hint} draws the whole graph)",
-        "same_picture": "(its graph is drawn as in the last picture)",
+        "same_picture": "(the graph looks as in the last picture: not drawn again)",
         "fold": "{dots} n {times} {dots}: {nodes} nodes that the same lines made over and over (a loop, or a function "
         "called again and again), drawn as one ({hint} draws them all)",
         "dual": "a dual tensor of forward-mode AD: its tangent (a derivative) travels forward with its value; "
@@ -162,7 +162,7 @@ WORDS: dict[str, dict[str, str]] = {
         "focus_more": " 和另外 {count} 个节点",
         "focus_only": "{count} 个节点",
         "cut": "这张图的前 {lines} 行没有显示：那是计算它所用的部分（{hint} 画出整个计算图）",
-        "same_picture": "（计算图画出来和上一张图一样）",
+        "same_picture": "（计算图看起来和上一张图一样：不再画一遍）",
         "fold": "{dots} n {times} {dots}：同样几行代码反复生成的 {nodes} 个节点（循环，或被一次次调用的函数），画成一个（{hint} 画出全部）",
         "dual": "前向模式自动微分的对偶张量：它的切向量（导数）随值一起向前传播；切向量不在这张图里，这张图是反向传播经过的计算图",
         "old": "这个名字现在指向另一个张量；画出这个张量，是因为计算图中仍有某个结果由它算出",
