@@ -767,3 +767,26 @@ def test_a_step_that_changed_only_what_a_graph_starts_from_draws_only_that():
     assert "w [grad]" in "\n".join(unnamed) and "= loss" not in "\n".join(unnamed)
     [kept] = [s for s in steps if s[0].endswith("y.backward(retain_graph=True)")]
     assert "v [grad] --> (v * 4).sum() = y" in "\n".join(kept)
+
+
+def test_the_notes_of_hidden_steps_add_up_to_the_closing_total():
+    """The steps hidden after the last step shown (here the loop's last
+    rounds, after the print) had no note of their own: the notes summed to
+    fewer than the "in all" total. They get one, before the total."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "prog.py"
+        path.write_text(
+            "import torch\n"
+            "x = torch.ones(2, requires_grad=True)\n"
+            "for i in range(9):\n"
+            "    y = x * 2\n"
+            "    if i == 5:\n"
+            "        print('five')\n"
+        )
+        text = " ".join(explain_text(path).split())
+    notes = [int(n) for n in re.findall(r"\((\d+) more repeated steps? not shown", text)]
+    [total] = [int(n) for n in re.findall(r"\(in all, (\d+) repeated steps? not shown", text)]
+    assert len(notes) == 2 and sum(notes) == total
+    assert text.rindex("more repeated step") < text.index("(in all,")

@@ -194,6 +194,9 @@ class RunResult:
     exited: bool = False  # the code raised SystemExit
     hidden_steps: int = 0
     hidden_repeated: list[tuple[Event, int]] = field(default_factory=list)  # events of hidden steps, with counts
+    # The hidden steps after the last step shown (no step's note counts them), and their events.
+    hidden_at_end: int = 0
+    repeated_at_end: list[tuple[Event, int]] = field(default_factory=list)
     quiet_functions: list[QuietFunction] = field(default_factory=list)  # run without stepping (plain_calls)
     value: Any = None  # the value of the last expression statement (run_cell)
     has_value: bool = False
@@ -425,6 +428,8 @@ class Engine:
             self._withdrawn.clear()
         result.hidden_steps = self._hidden_total
         result.hidden_repeated = [(e, n) for e, n in self._repeated_total.values()]
+        result.hidden_at_end = self._unshown.hidden
+        result.repeated_at_end = [(e, n) for e, n in self._unshown.repeated.values()]
         result.quiet_functions = self._plain_calls.summary() if self._plain_calls is not None else []
         if self._displayed:
             result.value = self._displayed[-1]
