@@ -743,49 +743,39 @@ def test_dropped_is_said_only_of_what_is_gone(program):
     assert "   v (dropped)" in v_gone
 
 
-def test_a_step_that_changed_only_what_a_graph_starts_from_draws_only_that():
+def test_a_step_that_changed_only_what_a_graph_starts_from_draws_only_that(program):
     """A backward through a graph no name holds sets w's .grad: the picture
     drew w's whole small part with it, the graph of loss, right under
     "backward: 1 node freed", as if that backward went through loss. Only w
     is drawn (the rest is unchanged); a backward through a named tensor that
     kept its graph (retain_graph) still draws that graph."""
-    import tempfile
-
-    with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "prog.py"
-        path.write_text(
-            "import torch\n"
-            "w = torch.ones(2, requires_grad=True)\n"
-            "loss = (w * 2).sum()\n"
-            "(w * 3).sum().backward()\n"
-            "v = torch.ones(2, requires_grad=True)\n"
-            "y = (v * 4).sum()\n"
-            "y.backward(retain_graph=True)\n"
-        )
-        steps = steps_of(explain_text(path))
+    steps = steps_of(explain_text(program("""
+        import torch
+        w = torch.ones(2, requires_grad=True)
+        loss = (w * 2).sum()
+        (w * 3).sum().backward()
+        v = torch.ones(2, requires_grad=True)
+        y = (v * 4).sum()
+        y.backward(retain_graph=True)
+    """)))
     [unnamed] = [s for s in steps if s[0].endswith("(w * 3).sum().backward()")]
     assert "w [grad]" in "\n".join(unnamed) and "= loss" not in "\n".join(unnamed)
     [kept] = [s for s in steps if s[0].endswith("y.backward(retain_graph=True)")]
     assert "v [grad] --> (v * 4).sum() = y" in "\n".join(kept)
 
 
-def test_the_notes_of_hidden_steps_add_up_to_the_closing_total():
+def test_the_notes_of_hidden_steps_add_up_to_the_closing_total(program):
     """The steps hidden after the last step shown (here the loop's last
     rounds, after the print) had no note of their own: the notes summed to
     fewer than the "in all" total. They get one, before the total."""
-    import tempfile
-
-    with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "prog.py"
-        path.write_text(
-            "import torch\n"
-            "x = torch.ones(2, requires_grad=True)\n"
-            "for i in range(9):\n"
-            "    y = x * 2\n"
-            "    if i == 5:\n"
-            "        print('five')\n"
-        )
-        text = " ".join(explain_text(path).split())
+    text = " ".join(explain_text(program("""
+        import torch
+        x = torch.ones(2, requires_grad=True)
+        for i in range(9):
+            y = x * 2
+            if i == 5:
+                print('five')
+    """)).split())
     notes = [int(n) for n in re.findall(r"\((\d+) more repeated steps? not shown", text)]
     [total] = [int(n) for n in re.findall(r"\(in all, (\d+) repeated steps? not shown", text)]
     assert len(notes) == 2 and sum(notes) == total
