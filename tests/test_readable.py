@@ -780,3 +780,13 @@ def test_the_notes_of_hidden_steps_add_up_to_the_closing_total(program):
     [total] = [int(n) for n in re.findall(r"\(in all, (\d+) repeated steps? not shown", text)]
     assert len(notes) == 2 and sum(notes) == total
     assert text.rindex("more repeated step") < text.index("(in all,")
+
+
+def test_a_gradient_value_that_only_rounds_to_a_whole_number_keeps_its_zeros():
+    # backward_twice's W_xh.grad held 1.0004, shown "1." beside "0.192":
+    # "1." is how torch prints an exact 1.
+    from gradtutor.narrate import _format_values
+    from gradtutor.transcript import format_grad
+
+    assert _format_values([0.192, 1.0004, 1.0, -2.0, 100.02]) == "[0.192, 1.000, 1., -2., 100.0]"
+    assert format_grad([1.0004, 1.0]) == "[1.000, 1]"

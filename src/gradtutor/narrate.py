@@ -402,7 +402,11 @@ def _format_values(value: Any) -> str:
         return "[" + ", ".join(_format_values(v) for v in value) + "]"
     if isinstance(value, float):
         text = f"{value:.4g}"
-        return text if any(c in text for c in ".en") else text + "."
+        if any(c in text for c in ".en"):
+            return text
+        # A whole number as torch prints one ("1."); one that only rounds to
+        # it keeps its zeros, so 1.0004 does not read as exactly 1: "1.000".
+        return text + "." if float(text) == value else f"{value:#.4g}"
     return str(value)
 
 

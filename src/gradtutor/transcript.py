@@ -244,5 +244,7 @@ def format_grad(value: Any) -> str:
     if isinstance(value, (list, tuple)):
         return "[" + ", ".join(format_grad(v) for v in value) + "]"
     if isinstance(value, float):
-        return f"{value:.4g}"
+        text = f"{value:.4g}"
+        # (as the narration: 1.0004 is "1.000", not "1")
+        return text if any(c in text for c in ".en") or float(text) == value else f"{value:#.4g}"
     return str(value)
