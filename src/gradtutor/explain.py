@@ -232,7 +232,7 @@ def _explain_export(
     in the document, where it was printed."""
     from gradtutor.explanations import book_for
     from gradtutor.export import export_document, write_export
-    from gradtutor.narrate import NarrationOptions, Narrator, hidden_text, quiet_text
+    from gradtutor.narrate import NarrationOptions, Narrator, quiet_text
     from gradtutor.transcript import Transcript, step_frame
 
     output = getattr(args, "output", None)
@@ -249,11 +249,9 @@ def _explain_export(
     def finish(result: RunResult) -> int:
         transcript = Transcript(os.path.basename(args.file), options, listings=[listing])
         transcript.frames = [step_frame(narrator, step, i) for i, step in enumerate(result.steps, 1)]
-        if 0 < result.hidden_at_end < result.hidden_steps:
-            # (the steps hidden after the last one shown: see _explain_text)
-            transcript.epilogue.append(hidden_text(
-                result.hidden_at_end, narrator.repeated(result.repeated_at_end), ascii=options.ascii, language=language,
-            ))
+        last_note = _hidden_at_end(result, narrator)
+        if last_note:
+            transcript.epilogue.append(last_note)
         if result.hidden_steps:
             transcript.epilogue.append(_hidden_epilogue(result, narrator))
         if result.quiet_functions:
@@ -282,6 +280,19 @@ def _explain_json(args: argparse.Namespace, env: Environment, run: Callable[...,
         return result.exit_code
 
     return finish(run(capture_output=True, on_os_exit=finish))
+
+
+def _hidden_at_end(result: RunResult, narrator: Any) -> str:
+    """The note on the steps hidden after the last step shown, as each shown
+    step has one on those before it: the notes add up to the closing total.
+    Empty when there are none, or when they are all the total says."""
+    from gradtutor.narrate import hidden_text
+
+    if not 0 < result.hidden_at_end < result.hidden_steps:
+        return ""
+    options = narrator.options
+    return hidden_text(result.hidden_at_end, narrator.repeated(result.repeated_at_end), ascii=options.ascii,
+                       language=options.language)
 
 
 def _hidden_epilogue(result: RunResult, narrator: Any) -> str:
@@ -327,7 +338,7 @@ def _json_default(value: Any) -> Any:
 
 def _explain_text(args: argparse.Namespace, env: Environment, run: Callable[..., RunResult], level: str) -> int:
     from gradtutor.explanations import book_for
-    from gradtutor.narrate import NarrationOptions, Narrator, Wrapped, console_printer, hidden_note, quiet_text
+    from gradtutor.narrate import NarrationOptions, Narrator, Wrapped, console_printer, indented, quiet_text
     from gradtutor.step_printer import NarrationStream, StepPrinter
 
     width = args.width or env.width
@@ -346,11 +357,9 @@ def _explain_text(args: argparse.Namespace, env: Environment, run: Callable[...,
     def finish(result: RunResult) -> int:
         stream.write_through = None
         printer.late_output(result.leftover_output)
-        if 0 < result.hidden_at_end < result.hidden_steps:
-            # The steps hidden after the last one shown, noted as those before
-            # each shown step are: the notes add up to the total below.
-            show(hidden_note(result.hidden_at_end, narrator.repeated(result.repeated_at_end),
-                             options.ascii, language))
+        last_note = _hidden_at_end(result, narrator)
+        if last_note:
+            show(indented(Wrapped(last_note, "dim")))  # (as the note before a shown step)
         if result.hidden_steps:
             # (wrapped as the narration's notes are: no line ends in a space)
             show(Wrapped(_hidden_epilogue(result, narrator), "dim"))

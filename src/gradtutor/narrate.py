@@ -397,16 +397,19 @@ def format_grad(value: Any, ascii: bool = False, language: str = "en") -> str:
     return say(language, "grad_values", count=len(flat), mean=f"{mean:.4g}")
 
 
+def four_digits(value: float) -> str:
+    """``value`` to 4 significant digits. One that only rounds to a whole
+    number keeps its zeros, so 1.0004 does not read as exactly 1: "1.000"."""
+    text = f"{value:.4g}"
+    return text if any(c in text for c in ".en") or float(text) == value else f"{value:#.4g}"
+
+
 def _format_values(value: Any) -> str:
     if isinstance(value, list):
         return "[" + ", ".join(_format_values(v) for v in value) + "]"
     if isinstance(value, float):
-        text = f"{value:.4g}"
-        if any(c in text for c in ".en"):
-            return text
-        # A whole number as torch prints one ("1."); one that only rounds to
-        # it keeps its zeros, so 1.0004 does not read as exactly 1: "1.000".
-        return text + "." if float(text) == value else f"{value:#.4g}"
+        text = four_digits(value)
+        return text if any(c in text for c in ".en") else text + "."  # (a whole number as torch prints one: "1.")
     return str(value)
 
 

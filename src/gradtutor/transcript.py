@@ -28,6 +28,7 @@ from gradtutor.narrate import (
     Verbatim,
     changed_names,
     event_names,
+    four_digits,
     graph_drawing,
     indented,
     note_renderable,
@@ -244,7 +245,5 @@ def format_grad(value: Any) -> str:
     if isinstance(value, (list, tuple)):
         return "[" + ", ".join(format_grad(v) for v in value) + "]"
     if isinstance(value, float):
-        text = f"{value:.4g}"
-        # (as the narration: 1.0004 is "1.000", not "1")
-        return text if any(c in text for c in ".en") or float(text) == value else f"{value:#.4g}"
+        return four_digits(value)
     return str(value)
