@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from conftest import events, explain_json
-from gradtutor import repeat_steps
+from gradtutor import observer, repeat_steps
 from gradtutor.engine import Engine
 from program_generator import generate
 
@@ -312,3 +312,54 @@ def test_a_function_called_in_a_loop_repeats_its_steps_from_call_to_call(tmp_pat
     assert fast == full
     assert passed.count(11) >= 10 and passed.count(12) >= 10  # (in most calls after the first ones)
     assert not {10, 18} & set(passed)
+
+
+SHAPES = """\
+import torch
+torch.manual_seed(0)
+
+
+class Head(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.key = torch.nn.Linear(4, 4)
+
+    def forward(self, x):
+        B, T = x.shape
+        k = self.key(x)
+        return k * T
+
+
+head = Head()
+x = torch.randn(2, 4)
+for i in range(12):
+    n = x.shape[0] + x.size(1)
+    out = head(x)
+    out.sum().backward()
+"""
+
+
+def test_a_step_that_only_reads_a_tensor_s_shape_is_let_pass_as_one_that_did_nothing(tmp_path, monkeypatch):
+    # A torch call that only reads (x.shape, x.size(1)) changes no graph, and
+    # a forward's first step finds its module argument as its detection would
+    # record it: both steps are let pass, as the loop's own `n = ...` is.
+    path = tmp_path / "shapes.py"
+    path.write_text(SHAPES, encoding="utf-8")
+    let_pass: list[int] = []
+    real = Engine._nothing_happened
+
+    def noting(self, own, scope, state):
+        found = real(self, own, scope, state)
+        if found:
+            let_pass.append(state.stmt.start)
+        return found
+
+    monkeypatch.setattr(Engine, "_nothing_happened", noting)
+    monkeypatch.chdir(tmp_path)
+    fast = explain_json(path)
+    assert {11, 19} <= set(let_pass)
+    # Told as when every call counts as one that may have changed something.
+    monkeypatch.setattr(observer, "_READ_ONLY_RESULTS", frozenset())
+    let_pass.clear()
+    assert explain_json(path) == fast
+    assert not {11, 19} & set(let_pass)

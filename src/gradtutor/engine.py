@@ -108,7 +108,7 @@ class _Frame:
     exception: BaseException | None = None
     code: Any = None
     code_key: Any = None  # ``code`` as the engine's tables key it (see _CodeKey)
-    calls_at_begin: int = 0  # the observer's count of torch calls when the statement began
+    calls_at_begin: int = 0  # the observer's count of torch calls, less its reads, when the statement began
     calls_at_start: int = 0  # ... when the frame started
     plain: bool = True  # no step of this call had an event (see plain_calls)
     leaving: bool = False  # the pending step is the end of a with block (its __exit__)
@@ -689,7 +689,8 @@ class Engine:
         """A function's tensor arguments are bound before its first line: its
         first step finds them bound, as a later step finds what the one before
         left (``def f(x): x = x * 2`` moves x on; it does not name a new x)."""
-        arguments = [(name, value) for name, value in frame.f_locals.items() if isinstance(value, torch.Tensor)]
+        local = frame.f_locals
+        arguments = [(name, value) for name, value in local.items() if isinstance(value, torch.Tensor)]
         if not arguments:
             return
         state.plain = False  # a tensor among its names: never made quiet (see plain_calls)
@@ -698,10 +699,19 @@ class Engine:
         try:
             with ag.hidden_from_user_modes():
                 tags = [(name, t, self.registry.known_tag(t)) for name, t in arguments]
+                # Its module arguments (a forward's self), as its first step's
+                # detection records them (a new name of a frame is told as
+                # nothing): a first step that binds nothing else can be a repeat.
+                scan = StepNames(local, self._layouts, (state.code_key, "arguments")).scan()
+                modules = {
+                    name: (weakref.ref(module), tuple(weakref.ref(p) for _, p in scan.parts(module)[0]))
+                    for name, module in scan.modules
+                }
         finally:
             observer.paused = paused
         tracker = self._trackers[state.key] = NameTracker()
         tracker.bind_arguments([(name, t, tag.node_id if tag is not None else None) for name, t, tag in tags])
+        tracker.modules = modules
         self.snapshotter.bind_arguments(state.key, [(name, t, tag.serial) for name, t, tag in tags if tag is not None])
 
     def _local_trace(self, frame: FrameType, event: str, arg: Any) -> Any:
@@ -821,7 +831,7 @@ class Engine:
         state.stmt = stmt
         state.reads_before = self._reads_before(state, stmt, frame) if stmt.rereads else None
         state.lasti = lasti
-        state.calls_at_begin = self.observer.calls
+        state.calls_at_begin = self.observer.calls - self.observer.reads
         state.origin = ag.Origin(
             self._next_exec, stmt.start, stmt.text, stmt, state.function, state.filename
         )
@@ -1230,10 +1240,11 @@ class Engine:
 
     def _nothing_happened(self, own: Mapping[str, Any], scope: StepNames, state: _Frame) -> bool:
         """Did the statement leave everything the tutor reports as it was? No
-        torch function called (so no graph, gradient or record changed), no
-        exception, and every tensor name of the frame bound as before."""
+        torch function called but ones that only read a tensor (x.shape: so
+        no graph, gradient or record changed), no exception, and every
+        tensor name of the frame bound as before."""
         if (
-            state.exception is not None or self.observer.calls != state.calls_at_begin
+            state.exception is not None or self.observer.calls - self.observer.reads != state.calls_at_begin
             or state.origin.exec_id in self.observer._record_execs
         ):
             return False

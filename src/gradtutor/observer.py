@@ -162,6 +162,9 @@ _REQUIRES_GRAD_SET = vars(_TENSOR_BASE)["requires_grad"].__set__
 _NOT_INPLACE = {"requires_grad_", "share_memory_", "retain_grad", "detach_", "record_stream"}
 _PYTHON_FUNCTION = types.FunctionType  # (inside __torch_function__, "types" is a parameter)
 _PLAIN = object()  # kinds of torch function: see CallObserver._classify
+# What a plain call returns when it only reads a tensor (x.shape, x.size(),
+# x.item(), x.dtype): it changed no graph, gradient or record.
+_READ_ONLY_RESULTS = frozenset({int, float, bool, torch.Size, torch.dtype, torch.device})
 _PYTHON = object()
 _grad_enabled = torch.is_grad_enabled
 _gettrace = sys.gettrace
@@ -376,6 +379,7 @@ class CallObserver(TorchFunctionMode):
         # running: id -> the tensor, weakly (see _no_grad_outputs).
         self._no_grad_made: dict[int, weakref.ref[torch.Tensor]] = {}
         self.calls = 0  # torch calls seen: a step that made none changed no graph
+        self.reads = 0  # those of them that only read a tensor (see _READ_ONLY_RESULTS)
         # Custom Function backwards running (see Engine._start_frame): autograd
         # records nothing there by design, which is not the user's no_grad.
         self.in_backward = 0
@@ -525,8 +529,10 @@ class CallObserver(TorchFunctionMode):
         # bookkeeping, which must never reach the program.
         out = func(*args, **kwargs)
         try:
-            if not isinstance(out, (torch.Tensor, tuple, list)):
-                return out  # (None, a number, a flag: nothing the tutor notes)
+            if not isinstance(out, (torch.Tensor, tuple, list)) or type(out) is torch.Size:
+                if type(out) in _READ_ONLY_RESULTS:
+                    self.reads += 1
+                return out  # (None, a number, a flag, a shape: nothing the tutor notes)
             no_grad = not _grad_enabled() and not self.in_backward
             if not no_grad and isinstance(out, torch.Tensor):
                 # A tensor whose node this registry tagged already, the usual
