@@ -1196,6 +1196,8 @@ class Engine:
             in_graph = old_still_in_graph(old, named, reach, tracker, params_of)
             growing = node is not None and node != old.node and grew(name, node, iteration, previous_run, reach)
             outcome.append((in_graph, growing))
+        if any(grew(name, tag.node_id, iteration, previous_run, reach) for name, _, tag in found.tagged):
+            return None  # (a guard: a tensor without a graph has none to grow)
         runs = self._hidden_runs.get(_runs_key(state))
         kept = runs.rebinding(where) if runs is not None else None
         repeated = self._unshown.repeated
@@ -1208,9 +1210,9 @@ class Engine:
         # and node, the node each one bound anew holds after this statement),
         # and the names nodes lost, as a lite snapshot leaves them.
         self.snapshotter.follow_names(namespace, names_of, state.key)
-        tracker.bind_anew(
-            where[1], found.order, {name: (t, tag.node_id if tag is not None else None) for name, t, _, tag in rebound},
-        )
+        now = {name: (t, tag.node_id if tag is not None else None) for name, t, _, tag in rebound}
+        now.update((name, (t, tag.node_id)) for name, t, tag in found.tagged)
+        tracker.bind_anew(where[1], found.order, now)
         if namespace is not scope:
             note_outer(tracker, namespace, scope)
         self._count_hidden(state.key, kept.repeats)

@@ -78,7 +78,8 @@ class NameTracker:
 
     def bind_anew(self, line: int, order: list[str], now: Mapping[str, tuple[torch.Tensor, str | None]]) -> None:
         """The names of a step of statement ``line`` that bound the names of
-        ``now`` anew (name -> its tensor and node) and changed nothing else
+        ``now`` anew (name -> its tensor and node), or gave the tensor a name
+        held a node of its own (a const it read), and changed nothing else
         of them, as ``_name_events`` leaves them; ``order``: every name, in
         the frame's order (see ``repeat_steps.rebound_names``)."""
         bound = self.bound

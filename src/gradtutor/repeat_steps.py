@@ -199,6 +199,11 @@ class Rebound(NamedTuple):
     roots: dict[str, Any]  # node id -> tag, of each tensor that requires grad (a Reach's roots)
     named: set[str]  # the node ids names hold
     names_of: dict[int, tuple[str, ...]]  # tag serial -> the names that hold it
+    # (name, tensor, tag) of each name that holds the tensor it held, which
+    # had no node then and has one now: a tensor without a graph that this
+    # statement read, tagged as its input (no event: the detection binds
+    # the name to its node)
+    tagged: list[tuple[str, torch.Tensor, Any]]
 
 
 def rebound_names(tracker: NameTracker | None, scope: Mapping[str, Any], registry: ag.TagRegistry) -> Rebound | None:
@@ -214,7 +219,7 @@ def rebound_names(tracker: NameTracker | None, scope: Mapping[str, Any], registr
     if len(tensors) < len(bound):
         return None
     known_tag = registry.known_tag
-    found = Rebound([], [], {}, set(), {})
+    found = Rebound([], [], {}, set(), {}, [])
     rebound, roots, named, names_of = found.rebound, found.roots, found.named, found.names_of
     added = 0
     for name, t in tensors:
@@ -234,7 +239,9 @@ def rebound_names(tracker: NameTracker | None, scope: Mapping[str, Any], registr
         found.order.append(name)
         if old is not None and old.ref() is t:
             if node != old.node:
-                return None  # (changed in place: a node of its own)
+                if old.node is not None or t.requires_grad:
+                    return None  # (changed in place: a node of its own)
+                found.tagged.append((name, t, tag))
         else:
             rebound.append((name, t, old, tag))
     if not rebound or len(tensors) - added != len(bound) or not modules_as_bound(tracker, scope):
