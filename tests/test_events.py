@@ -315,6 +315,23 @@ def test_error_leaf_inplace(program):
     [error] = events(doc, "error")
     assert (error["cause"], error["line"], error["name"]) == ("leaf-inplace", 3, "x")
     assert doc["exception"]["type"] == "RuntimeError"
+    assert "view" not in error
+
+
+def test_an_in_place_change_of_a_slice_of_a_leaf_is_told_as_one_of_a_view(program):
+    # torch says "a view of a leaf Variable": the learner changed c[:, 0], not c.
+    doc = run(program, """
+        import torch
+        c = torch.ones(2, 2, requires_grad=True)
+        c[:, 0] += 1
+    """)
+    [error] = events(doc, "error")
+    assert (error["cause"], error["line"], error["view"]) == ("leaf-inplace", 3, True)
+    from gradtutor.explanations import book_for
+    from gradtutor.model import Event
+
+    told = book_for("en").explain(Event.make("error", 3, **{k: v for k, v in error.items() if k not in ("kind", "line")}))
+    assert "a view of a leaf tensor" in told.text and "`c[:, 0]`" in told.text
 
 
 def test_error_no_grad_fn(program):

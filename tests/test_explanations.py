@@ -81,6 +81,7 @@ SAMPLES = [
                saved_output_of="Sigmoid", saved_output_nr=0, modified_at_line=5, modified_at_file="f.py",
                modified_at_source="h = h.relu_() if i else h.sigmoid()", modified_op="relu_", changed_in="later-run"),
     Event.make("error", 3, cause="leaf-inplace", exception="RuntimeError", message="...", name="x"),
+    Event.make("error", 3, cause="leaf-inplace", exception="RuntimeError", message="...", name="c", view=True),
     Event.make("error", 3, cause="no-grad-fn", exception="RuntimeError", message="..."),
     Event.make("error", 3, cause="non-scalar-backward", exception="RuntimeError", message="..."),
     Event.make("error", 3, cause="out-requires-grad", exception="RuntimeError", message="..."),

@@ -770,11 +770,10 @@ def _error_event(
     cause = classify_error(exc)
     if cause == "second-backward" and not details.get("during"):
         cause = "freed-saved-read"  # raised by reading a node's saved tensor, not by a backward
-    fields: dict[str, Any] = {
-        "cause": cause,
-        "exception": type(exc).__name__,
-        "message": exception_text(exc),
-    }
+    message = exception_text(exc)
+    fields: dict[str, Any] = {"cause": cause, "exception": type(exc).__name__, "message": message}
+    if cause == "leaf-inplace" and "a view of a leaf Variable" in message:
+        fields["view"] = True  # (c[:, 0] += 1: a slice of the leaf was changed, which changes the leaf)
     for key, value in details.items():
         if key == "tensor_ref":
             fields["name"] = name_of(value)

@@ -64,6 +64,7 @@ EXPLANATION_KEYS: tuple[str, ...] = (
     *(f"grad-reset/{scope}{how}" for scope in ("", "parameters-") for how in GRAD_RESETS),
     *(f"error/{c}" for c in ERROR_CAUSES),
     "error/second-backward-again",
+    "error/leaf-inplace-view",
     *(f"error/inplace-modified-{where}" for where in INPLACE_CHANGED_IN),
     *(f"warning/{c}" for c in WARNING_CAUSES),
 )
@@ -86,6 +87,8 @@ def explanation_key(event: Event) -> str:
     """The most specific explanation key for ``event``."""
     if event.kind == "error" and event.get("cause") == "second-backward" and event.get("again"):
         return "error/second-backward-again"
+    if event.kind == "error" and event.get("cause") == "leaf-inplace" and event.get("view"):
+        return "error/leaf-inplace-view"
     if event.kind == "error" and event.get("cause") == "inplace-modified" and event.get("changed_in") in INPLACE_CHANGED_IN:
         return f"error/inplace-modified-{event.get('changed_in')}"
     if event.kind in ("error", "warning"):
