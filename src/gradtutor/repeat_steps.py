@@ -244,8 +244,8 @@ def rebound_names(tracker: NameTracker | None, scope: Mapping[str, Any], registr
                 found.tagged.append((name, t, tag))
         else:
             rebound.append((name, t, old, tag))
-    if not rebound or len(tensors) - added != len(bound) or not modules_as_bound(tracker, scope):
-        return None  # (nothing bound anew; a name gone; a module changed)
+    if not (rebound or found.tagged) or len(tensors) - added != len(bound) or not modules_as_bound(tracker, scope):
+        return None  # (nothing bound anew or read; a name gone; a module changed)
     return found
 
 
