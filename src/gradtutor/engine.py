@@ -1053,7 +1053,8 @@ class Engine:
                     runs.keep(where, repeat, repeat_steps.remember(repeat, repeats))
                 elif isinstance(repeat, repeat_steps.RebindingKey) and repeat.told_by(events):
                     runs = self._hidden_runs.setdefault(_runs_key(state), repeat_steps.FrameRuns())
-                    runs.keep_rebinding(where, repeat_steps.Rebinding(repeat.names, repeat.found, repeats))
+                    calls = repeat_steps.remember(repeat.calls, ()) if repeat.calls is not None else None
+                    runs.keep_rebinding(where, repeat_steps.Rebinding(repeat.names, repeat.found, repeats, calls))
                 self._remember_types(state, scope)
                 return
             self._shown.setdefault(where, set()).update(signatures)
@@ -1137,13 +1138,13 @@ class Engine:
         where = (state.code_key, line)
         runs = self._hidden_runs.get(_runs_key(state))
         if runs is not None and not runs.worth_looking(where):
-            return self._rebinding_repeat(state, where, tracker, scope, namespace, iteration) if not records else None
+            return self._rebinding_repeat(state, where, tracker, scope, namespace, iteration, records)
         if not (
             repeat_steps.names_as_bound(tracker, scope, self.registry)
             and self.snapshotter.names_unchanged(namespace, state.key)
         ):
             self._hidden_runs.setdefault(_runs_key(state), repeat_steps.FrameRuns()).rebound(where)
-            return self._rebinding_repeat(state, where, tracker, scope, namespace, iteration) if not records else None
+            return self._rebinding_repeat(state, where, tracker, scope, namespace, iteration, records)
         found = repeat_steps.fingerprint(records, namespace)
         last = runs.kept(where, found) if runs is not None and found is not None else None
         if (
@@ -1158,14 +1159,15 @@ class Engine:
 
     def _rebinding_repeat(
         self, state: _Frame, where: tuple[Any, int], tracker: NameTracker | None, scope: StepNames,
-        namespace: Mapping[str, Any], iteration: int,
+        namespace: Mapping[str, Any], iteration: int, records: list[Any],
     ) -> Any:
-        """Is this step, which recorded no call, a repeat of the last hidden
-        run of its statement that only bound names (anew, or for the first
-        time: see ``repeat_steps``)? True: it was counted as one, and what a lite
-        snapshot and the detection would leave is left. Else what it found
-        (a ``RebindingKey``), kept with its events should it be hidden; None
-        when it is not such a step. A function's step is one when its code
+        """Is this step a repeat of the last hidden run of its statement
+        that only bound names (anew, or for the first time: see
+        ``repeat_steps``), and made calls the observer recorded with the
+        fingerprint of that run's, if any? True: it was counted as one, and
+        what a lite snapshot and the detection would leave is left. Else
+        what it found (a ``RebindingKey``), kept with its events should it
+        be hidden; None when it is not such a step. A function's step is one when its code
         binds no global (``global x``, detected in full): its own names
         (``scope``) are the ones bound anew, and what it sees of its globals
         (``namespace``: their graphs, names and modules) is looked at as the
@@ -1176,6 +1178,9 @@ class Engine:
         found = repeat_steps.rebound_names(tracker, scope, self.registry)
         if found is None or tracker is None:
             return None
+        calls = repeat_steps.fingerprint(records, namespace) if records else None
+        if records and calls is None:
+            return None  # (a record it cannot vouch for)
         rebound = found.rebound
         roots, named, names_of = found.roots, found.named, found.names_of
         if namespace is not scope:
@@ -1203,10 +1208,10 @@ class Engine:
         kept = runs.rebinding(where) if runs is not None else None
         repeated = self._unshown.repeated
         if (
-            kept is None or kept.found != tuple(outcome) or kept.names != tuple(names)
+            kept is None or not kept.repeated_by(tuple(names), tuple(outcome), calls)
             or not all(sig in repeated for sig, _ in kept.repeats)
         ):
-            return repeat_steps.RebindingKey(tuple(names), tuple(outcome))
+            return repeat_steps.RebindingKey(tuple(names), tuple(outcome), calls)
         # A repeat: the names as the detection leaves them (each one's tensor
         # and node, the node each one bound anew holds after this statement),
         # and the names nodes lost, as a lite snapshot leaves them.

@@ -27,13 +27,15 @@ A repeat is hidden with the events of the run it repeats (the same
 signatures, counted again in the hidden steps' note); nothing else is
 looked at. Any other step is detected in full.
 
-A step of a module's code that records no call and only binds names anew
-(``y = y * 2``, ``loss = criterion(out, t)``) is a repeat of the last
-hidden run of its statement that did so when it binds the same names anew,
-and, for each, what it held is still in the graph or not, and its graph
-grew or not, as then (``Rebinding``): the only questions its events are
-told by. What the full detection would leave behind (what each name holds
-now, the names nodes lost) is left the same way.
+A step that only binds names anew (``y = y * 2``, ``loss = criterion(out,
+t)``), or reads a tensor without a graph (which tags it as its input), is a
+repeat of the last hidden run of its statement that did so when it binds
+the same names anew, and, for each, what it held is still in the graph or
+not, and its graph grew or not, as then, and the observer recorded calls
+of the same fingerprint, or none as then (``Rebinding``; ``h = model(x)``
+under no_grad records a result made without a graph): the only questions
+its events are told by. What the full detection would leave behind (what
+each name holds now, the names nodes lost) is left the same way.
 """
 
 from __future__ import annotations
@@ -58,6 +60,8 @@ from gradtutor.observer import (
 )
 from gradtutor.snapshot import scan_names
 
+# The kinds of events a rebinding is told by (see RebindingKey.told_by).
+_NAME_KINDS = frozenset({"name-bound", "name-rebound", "graph-growth"})
 # Hidden runs in a row that bound a name anew, after which a statement is
 # not looked at as a possible repeat any more (only a cost: never a result).
 REBINDS = 3
@@ -87,15 +91,26 @@ class HiddenRun:
 
 @dataclass
 class Rebinding:
-    """A hidden run of a statement that made no call the observer records and
-    changed nothing of its frame's names but binding some anew (``y = y *
-    2``, ``loss = ...``): which names, and of each, whether what it held is
-    still in the graph and whether the graph it holds grew from the last
-    run's (``found``); what the run said that a note counts again."""
+    """A hidden run of a statement that changed nothing of its frame's names
+    but binding some anew (``y = y * 2``, ``loss = ...``): which names, and
+    of each, whether what it held is still in the graph and whether the
+    graph it holds grew from the last run's (``found``); the fingerprint of
+    the calls the observer recorded (``k = self.key(x)`` under no_grad:
+    a result made without a graph), None when it recorded none; what the
+    run said that a note counts again."""
 
     names: tuple[str, ...]
     found: tuple[tuple[bool | None, bool], ...]  # (None, False): a name bound for the first time
     repeats: tuple[tuple[tuple[Any, ...], Event], ...]  # as HiddenRun's
+    calls: HiddenRun | None = None  # (its repeats unused: the run's are above)
+
+    def repeated_by(
+        self, names: tuple[str, ...], found: tuple[tuple[bool | None, bool], ...],
+        calls: tuple[tuple[Any, ...], list[Any]] | None,
+    ) -> bool:
+        if names != self.names or found != self.found or (calls is None) != (self.calls is None):
+            return False
+        return calls is None or self.calls is not None and self.calls.repeated_by(*calls)
 
 
 @dataclass(frozen=True)
@@ -105,11 +120,15 @@ class RebindingKey:
 
     names: tuple[str, ...]
     found: tuple[tuple[bool | None, bool], ...]
+    calls: tuple[tuple[Any, ...], list[Any]] | None = None  # the fingerprint of its records
 
     def told_by(self, events: list[Event]) -> bool:
         """Do ``events`` say exactly what was found: each name bound anew,
         still in the graph or not, its graph grown or not, each name bound
-        for the first time, and nothing else?"""
+        for the first time, and nothing else? (Besides what the records
+        told, when there were any: what their fingerprint decides.)"""
+        if self.calls is not None:
+            events = [e for e in events if e.kind in _NAME_KINDS]
         expected: list[tuple[Any, ...]] = []
         for name, (in_graph, grew) in zip(self.names, self.found):
             if in_graph is None:
