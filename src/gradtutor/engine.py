@@ -1167,12 +1167,13 @@ class Engine:
         fingerprint of that run's, if any? True: it was counted as one, and
         what a lite snapshot and the detection would leave is left. Else
         what it found (a ``RebindingKey``), kept with its events should it
-        be hidden; None when it is not such a step. A function's step is one when its code
-        binds no global (``global x``, detected in full): its own names
-        (``scope``) are the ones bound anew, and what it sees of its globals
-        (``namespace``: their graphs, names and modules) is looked at as the
-        detection looks at it. Its runs are kept by code, not by call: a
-        function called in a loop repeats its steps in every call."""
+        be hidden; None when it is not such a step. A function's step is
+        one when its code binds no global (``global x``, detected in
+        full): its own names (``scope``) are the ones bound anew, and what
+        it sees of its globals (``namespace``: their graphs, names and
+        modules) is looked at as the detection looks at it. Its runs are
+        kept by code, not by call: a function called in a loop repeats its
+        steps in every call."""
         if state.tags_as is not None or not state.is_module and state.code_key.globals_stored:
             return None
         found = repeat_steps.rebound_names(tracker, scope, self.registry)

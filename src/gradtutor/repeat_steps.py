@@ -227,10 +227,11 @@ class Rebound(NamedTuple):
 
 def rebound_names(tracker: NameTracker | None, scope: Mapping[str, Any], registry: ag.TagRegistry) -> Rebound | None:
     """The tensor names of ``scope`` bound anew (or for the first time) since
-    the frame's last step, when nothing else of its names changed: no name
-    gone, each other one holding the same tensor in the same node, the same
-    modules. None otherwise, or when a tensor that requires grad has no tag
-    yet (a snapshot would tag it)."""
+    the frame's last step, and those holding a tensor without a graph that
+    the step read (tagged since), when nothing else of its names changed:
+    no name gone, each other one holding the same tensor in the same node,
+    the same modules. None otherwise, or when a tensor that requires grad
+    has no tag yet (a snapshot would tag it)."""
     if tracker is None or not tracker.seen or tracker.resumed:
         return None
     bound = tracker.bound
