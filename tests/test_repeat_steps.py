@@ -289,16 +289,8 @@ print(h.sum().item())
 """
 
 
-def test_a_function_called_in_a_loop_repeats_its_steps_from_call_to_call(tmp_path, monkeypatch, rebinding_repeats):
-    # cell's line 10 reads its argument x (a tensor without a graph, tagged
-    # then as the line's input) and binds h anew, line 11 binds out for the
-    # first time in the call, line 12 binds it anew: all passed over as
-    # repeats of its earlier calls' hidden runs (they see the globals model,
-    # w and h). add_up, which binds a global, is detected in full.
-    # h's graph grows through the calls until i == 20 (detached then): the
-    # same narration either way.
-    path = tmp_path / "functions.py"
-    path.write_text(IN_FUNCTIONS, encoding="utf-8")
+def passed_as_rebinding(path: Path, monkeypatch) -> tuple[dict, dict, list[int]]:
+    """``both_ways(path)``, and the line of each step passed over as a repeat of a rebinding run."""
     passed: list[int] = []
     real = Engine._rebinding_repeat
 
@@ -310,6 +302,20 @@ def test_a_function_called_in_a_loop_repeats_its_steps_from_call_to_call(tmp_pat
 
     monkeypatch.setattr(Engine, "_rebinding_repeat", where_passed)
     fast, full = both_ways(path, monkeypatch)
+    return fast, full, passed
+
+
+def test_a_function_called_in_a_loop_repeats_its_steps_from_call_to_call(tmp_path, monkeypatch, rebinding_repeats):
+    # cell's line 10 reads its argument x (a tensor without a graph, tagged
+    # then as the line's input) and binds h anew, line 11 binds out for the
+    # first time in the call, line 12 binds it anew: all passed over as
+    # repeats of its earlier calls' hidden runs (they see the globals model,
+    # w and h). add_up, which binds a global, is detected in full.
+    # h's graph grows through the calls until i == 20 (detached then): the
+    # same narration either way.
+    path = tmp_path / "functions.py"
+    path.write_text(IN_FUNCTIONS, encoding="utf-8")
+    fast, full, passed = passed_as_rebinding(path, monkeypatch)
     assert fast == full
     assert all(passed.count(line) >= 10 for line in (10, 11, 12))  # (in most calls after the first ones)
     assert 18 not in passed
@@ -394,17 +400,7 @@ def test_the_steps_of_a_function_run_under_no_grad_are_repeats(tmp_path, monkeyp
     # calls repeat those of the run it repeats).
     path = tmp_path / "evaluating.py"
     path.write_text(EVALUATING, encoding="utf-8")
-    passed: list[int] = []
-    real = Engine._rebinding_repeat
-
-    def where_passed(self, state, where, *args):  # type: ignore[no-untyped-def]
-        found = real(self, state, where, *args)
-        if found is True:
-            passed.append(where[1])
-        return found
-
-    monkeypatch.setattr(Engine, "_rebinding_repeat", where_passed)
-    fast, full = both_ways(path, monkeypatch)
+    fast, full, passed = passed_as_rebinding(path, monkeypatch)
     assert fast == full
     assert all(passed.count(line) >= 10 for line in (7, 8, 9))
     assert [e["name"] for e in events(fast, "detached")][:1] == ["h"]
