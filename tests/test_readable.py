@@ -725,6 +725,40 @@ def test_a_node_that_a_current_node_was_computed_from_is_not_drawn_dropped():
     assert out.edges == (Edge("c", "d"),)
 
 
+def test_a_forward_mode_tangent_is_drawn_where_the_op_made_it(program):
+    """The tangent of ``model(input)``'s result is computed by the op's
+    forward-mode formula, from the weight's transpose inside the op: the
+    line that reads it made nothing, and it was not computed from ``out``
+    (forward_ad_usage drew ``jvp [new]  ◀ out``). The transpose both used is
+    drawn on its own, ``out`` keeps what it was computed from, and once
+    ``out`` names another tensor the tangent's part is not drawn dropped."""
+    steps = steps_of(explain_text(program("""
+        import torch
+        import torch.autograd.forward_ad as fwAD
+        torch.manual_seed(0)
+        model = torch.nn.Linear(3, 3)
+        input = torch.randn(6, 3)
+        with fwAD.dual_level():
+            for name, p in list(model.named_parameters()):
+                delattr(model, name)
+                setattr(model, name, fwAD.make_dual(p, torch.rand_like(p)))
+            out = model(input)
+            jvp = fwAD.unpack_dual(out).tangent
+        out = input * 2
+        print(jvp.shape)
+    """)))
+    [read] = [s for s in steps if s[0].endswith("jvp = fwAD.unpack_dual(out).tangent")]
+    text = "\n".join(read)
+    assert "[new]" not in text
+    # (the narration in a test is plain ASCII: "<-" for the arrow, "..." for the ellipsis)
+    assert not any(line.rstrip().endswith("<- out") for line in read)
+    assert "   inside model(input)  <- setattr(model, name, fwAD.make_dual(p, ... #1" in read
+    assert "   inside model(input) = jvp  <- inside model(input)" in read
+    assert "<- input, setattr(model, name, fwAD.make_dual(p, ... #2, inside model(input)" in text
+    [rebound] = [s for s in steps if s[0].endswith("out = input * 2")]
+    assert not any("dropped" in line for line in rebound)
+
+
 def test_dropped_is_said_only_of_what_is_gone(program):
     """A tensor the names no longer lead to but a dict still holds is not
     "(dropped): nothing uses it any more"; one nothing holds is."""

@@ -251,6 +251,20 @@ def is_dual(tensor: torch.Tensor) -> bool:
         return False
 
 
+def tangent_of(tensor: torch.Tensor) -> torch.Tensor | None:
+    """The forward-mode tangent ``tensor`` carries at the current dual level,
+    if any (see ``is_dual``)."""
+    forward_ad = sys.modules.get("torch.autograd.forward_ad")
+    level = getattr(forward_ad, "_current_level", -1)
+    if level < 0:
+        return None
+    try:
+        tangent = torch._VF._unpack_dual(tensor, level).tangent
+    except (RuntimeError, TypeError, AttributeError):
+        return None
+    return tangent if isinstance(tangent, torch.Tensor) else None
+
+
 def graph_readable(t: torch.Tensor) -> bool:
     """Can ``t``'s place in the graph be read? Not a view made under no_grad
     whose base was then changed in place with grad on: torch refuses to give

@@ -240,6 +240,7 @@ def _split_named_parts(
         if not held:
             continue  # (a part without the value is drawn inside the statement whole)
         parts = []
+        shares = False
         for m in own:
             if m.id in held or not (m.names or m.former_names) or group_of[m.id] != group:
                 continue
@@ -254,16 +255,51 @@ def _split_named_parts(
                     claimed.append(node_id)
                     todo.extend(inputs.get(node_id, ()))
             else:
+                shared = _shared_with_the_rest(own, group, claimed, group_of, inputs)
+                if shared and m.id not in shared:
+                    # What the rest of the statement was computed from too (a
+                    # Linear's weight.t(), that its addmm and the forward-mode
+                    # tangent of its result both used): a part of its own,
+                    # before both, so neither is drawn computed from the other.
+                    shares = True
+                    for node_id in shared:
+                        group_of[node_id] = f"{group}~{shared[0]}"
+                    parts.append(f"{group}~{shared[0]}")
                 for node_id in claimed:
-                    group_of[node_id] = part
+                    if group_of[node_id] == group:
+                        group_of[node_id] = part
                 parts.append(part)
         if parts:
             at = order.index(group)
             order[at:at] = parts
             for part in (*parts, group):
                 members[part] = [m for m in own if group_of[m.id] == part]
-            first[group] = parts[0]
+            if not shares:
+                # (its consts into its first part: what the statement read
+                # went into what it made on the way to its value; not when a
+                # part beside the value was split off, whose ops may not have
+                # read them, while the value's did)
+                first[group] = parts[0]
     return first
+
+
+def _shared_with_the_rest(
+    own: list[Node], group: str, claimed: list[str], group_of: Mapping[str, str], inputs: Mapping[str, list[str]],
+) -> list[str]:
+    """The nodes of ``claimed``, a part to split off statement ``group``,
+    that the rest of the statement was computed from too, in ``own``'s order."""
+    inside = set(claimed)
+    found: set[str] = set()
+    todo = [
+        src for m in own if m.id not in inside and group_of[m.id] == group
+        for src in inputs.get(m.id, ()) if src in inside
+    ]
+    while todo:
+        node_id = todo.pop()
+        if node_id not in found:
+            found.add(node_id)
+            todo.extend(src for src in inputs.get(node_id, ()) if src in inside)
+    return [m.id for m in own if m.id in found]
 
 
 def module_detail(parameters: int, values: int, trainable: int | None = None, *, old: bool = False) -> str:

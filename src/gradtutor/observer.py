@@ -621,11 +621,24 @@ class CallObserver(TorchFunctionMode):
             fn = ag.grad_fn_of(out)
             if fn is not None:
                 self.registry.tag_graph(fn, self.context.origin, out)
+                self._tag_tangent(out)
         elif isinstance(out, (tuple, list)):
             for t in out:
                 fn = ag.grad_fn_of(t) if isinstance(t, torch.Tensor) else None
                 if fn is not None:
                     self.registry.tag_graph(fn, self.context.origin)
+                    self._tag_tangent(t)
+
+    def _tag_tangent(self, out: torch.Tensor) -> None:
+        """A dual tensor's tangent (forward-mode AD) is computed by the op's
+        forward-mode formula, which torch runs without calling the mode: its
+        nodes, when it has any (it was computed from a tensor that requires
+        grad), were made by this op too, not by the line that first reads
+        the tangent."""
+        tangent = ag.tangent_of(out)
+        fn = ag.grad_fn_of(tangent) if tangent is not None else None
+        if fn is not None:
+            self.registry.tag_graph(fn, self.context.origin, tangent)
 
     # ---- handlers -----------------------------------------------------------
     def _bind(self, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:

@@ -556,8 +556,9 @@ class Snapshotter:
         if previous is not None:
             alive = self._out_of_view(previous, ops, frame_key)
             shown = self._dropped_shown
+            drawn_ops = {n.id for n in ops.nodes}
             ops = with_dropped(previous.ops, ops, alive, shown)
-            statements = with_dropped(previous.statements, statements, alive, shown)
+            statements = with_dropped(previous.statements, statements, alive, shown, drawn_ops)
             if len(shown) > 100_000:
                 shown.clear()  # (ids are never reused: forgetting old ones only risks a repeat)
             shown.update(n.id for graph in (ops, statements) for n in graph.nodes if n.dropped)
@@ -833,16 +834,19 @@ class Snapshotter:
 
 
 def with_dropped(
-    previous: Graph, current: Graph, alive: Collection[str] = (), shown: Collection[str] = ()
+    previous: Graph, current: Graph, alive: Collection[str] = (), shown: Collection[str] = (),
+    drawn_ops: Collection[str] = (),
 ) -> Graph:
     """Add the nodes that were in ``previous`` and are gone now, once, as ghosts.
 
     A node something in ``current`` was computed from (by ``previous``'s
     edges) is not gone, whatever ``current`` calls it now: statements group
     their nodes anew at each step. Nor is one in ``alive`` (its tensor or
-    node lives on, held by something the names do not lead to). Both are
-    left out, not drawn as dropped; so is one a picture drew dropped already
-    (in ``shown``)."""
+    node lives on, held by something the names do not lead to), nor a part
+    of a statement named by an op node still drawn (``drawn_ops``: the part
+    ``s15~n7`` of ``n7``, drawn in its statement again once the value it
+    was split from is gone). These are left out, not drawn as dropped; so
+    is one a picture drew dropped already (in ``shown``)."""
     current_ids = {n.id for n in current.nodes}
     missing = {n.id for n in previous.nodes if n.id not in current_ids}
     if not missing:
@@ -863,7 +867,7 @@ def with_dropped(
         # (A parameter of a named module that lost its name is not gone: it
         # is drawn as part of its module again.)
         if not n.dropped and n.id in missing and n.id not in used and statement_of(n.id) not in alive
-        and n.id not in shown
+        and n.id not in shown and n.id.partition("~")[2] not in drawn_ops
         and not (n.kind == LEAF and n.detail)
     ]
     if not dropped:
