@@ -759,6 +759,23 @@ def test_a_forward_mode_tangent_is_drawn_where_the_op_made_it(program):
     assert not any("dropped" in line for line in rebound)
 
 
+def test_a_module_whose_last_parameter_was_deleted_is_not_drawn_dropped(program):
+    """After ``delattr`` of its last parameter a module has nothing left to
+    draw, but its name still holds it and the next line calls it: it is not
+    "(dropped): nothing uses it any more" (forward_ad_usage said so)."""
+    text = explain_text(program("""
+        import torch
+        model = torch.nn.Linear(2, 2)
+        params = dict(model.named_parameters())
+        for name, p in params.items():
+            delattr(model, name)
+            setattr(model, name, p * 1.0)
+        out = model(torch.ones(1, 2))
+    """))
+    assert "delattr(model, name)" in text
+    assert "dropped" not in text
+
+
 def test_dropped_is_said_only_of_what_is_gone(program):
     """A tensor the names no longer lead to but a dict still holds is not
     "(dropped): nothing uses it any more"; one nothing holds is."""

@@ -558,6 +558,9 @@ class Snapshotter:
             shown = self._dropped_shown
             drawn_ops = {n.id for n in ops.nodes}
             ops = with_dropped(previous.ops, ops, alive, shown)
+            # (a module a name still holds that has no parameter left to draw,
+            # after delattr: not drawn, but not gone either)
+            alive.update(f"m:{name}" for name in sizes if name not in module_sizes)
             statements = with_dropped(previous.statements, statements, alive, shown, drawn_ops)
             if len(shown) > 100_000:
                 shown.clear()  # (ids are never reused: forgetting old ones only risks a repeat)
