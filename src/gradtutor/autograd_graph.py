@@ -239,21 +239,14 @@ _dtype_names: dict[Any, str] = {}
 def is_dual(tensor: torch.Tensor) -> bool:
     """Does ``tensor`` carry a forward-mode tangent at the current dual level?
     (Outside ``forward_ad.dual_level()`` nothing does, and nothing is asked.)"""
-    # Only a program that imported forward_ad can have dual tensors; the tutor
-    # does not import it (its import has side effects, warnings among them).
-    forward_ad = sys.modules.get("torch.autograd.forward_ad")
-    level = getattr(forward_ad, "_current_level", -1)
-    if level < 0:
-        return False
-    try:
-        return torch._VF._unpack_dual(tensor, level).tangent is not None
-    except (RuntimeError, TypeError, AttributeError):
-        return False
+    return tangent_of(tensor) is not None
 
 
 def tangent_of(tensor: torch.Tensor) -> torch.Tensor | None:
     """The forward-mode tangent ``tensor`` carries at the current dual level,
     if any (see ``is_dual``)."""
+    # Only a program that imported forward_ad can have dual tensors; the tutor
+    # does not import it (its import has side effects, warnings among them).
     forward_ad = sys.modules.get("torch.autograd.forward_ad")
     level = getattr(forward_ad, "_current_level", -1)
     if level < 0:

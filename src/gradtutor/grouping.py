@@ -262,9 +262,10 @@ def _split_named_parts(
                     # tangent of its result both used): a part of its own,
                     # before both, so neither is drawn computed from the other.
                     shares = True
+                    shared_part = f"{group}~{shared[0]}"
                     for node_id in shared:
-                        group_of[node_id] = f"{group}~{shared[0]}"
-                    parts.append(f"{group}~{shared[0]}")
+                        group_of[node_id] = shared_part
+                    parts.append(shared_part)
                 for node_id in claimed:
                     if group_of[node_id] == group:
                         group_of[node_id] = part

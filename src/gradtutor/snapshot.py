@@ -554,9 +554,9 @@ class Snapshotter:
             self._unseen.discard(frame_key)
             previous = None  # (what left during hidden steps is not this step's to show)
         if previous is not None:
-            alive = self._out_of_view(previous, ops, frame_key)
-            shown = self._dropped_shown
             drawn_ops = {n.id for n in ops.nodes}
+            alive = self._out_of_view(previous, drawn_ops, frame_key)
+            shown = self._dropped_shown
             ops = with_dropped(previous.ops, ops, alive, shown)
             # (a module a name still holds that has no parameter left to draw,
             # after delattr: not drawn, but not gone either)
@@ -585,16 +585,16 @@ class Snapshotter:
             self._previous[frame_key] = snap
         return snap
 
-    def _out_of_view(self, previous: Snapshot, ops: Graph, frame_key: Any) -> set[str]:
-        """The nodes of ``previous`` gone from ``ops`` whose tensor or autograd
-        node is still alive: something the names do not lead to holds it (a
-        dict, a module attribute that is not a parameter, the shell's
-        history). They leave the picture without being called dropped. A
-        statement node is alive with its ops."""
+    def _out_of_view(self, previous: Snapshot, current: Collection[str], frame_key: Any) -> set[str]:
+        """The nodes of ``previous`` gone from the op nodes drawn now
+        (``current``, their ids) whose tensor or autograd node is still alive:
+        something the names do not lead to holds it (a dict, a module
+        attribute that is not a parameter, the shell's history). They leave
+        the picture without being called dropped. A statement node is alive
+        with its ops."""
         tags = self._tags.get(frame_key)
         if not tags:
             return set()
-        current = {n.id for n in ops.nodes}
         alive: set[str] = set()
         # (Const inputs are only in the statement view: a named one that no
         # statement drawn reads now is not gone.)
