@@ -404,3 +404,37 @@ def test_the_steps_of_a_function_run_under_no_grad_are_repeats(tmp_path, monkeyp
     assert fast == full
     assert all(passed.count(line) >= 10 for line in (7, 8, 9))
     assert [e["name"] for e in events(fast, "detached")][:1] == ["h"]
+
+
+HEADS = """\
+import torch
+torch.manual_seed(0)
+
+
+class Head(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.key = torch.nn.Linear(4, 4)
+
+    def forward(self, x):
+        k = self.key(x)
+        return k * 2
+
+
+heads = [Head(), Head(), Head()]
+with torch.no_grad():
+    for i in range(15):
+        outs = [h(torch.randn(2, 4)) for h in heads]
+"""
+
+
+def test_a_statement_of_a_method_called_on_several_modules_in_turn_repeats_each_one_s_runs(tmp_path, monkeypatch):
+    # Line 11, under no_grad, records a result made without a graph by its
+    # own module, self.key: a different module in each of the three calls
+    # of a loop. Each module's call repeats that module's hidden runs (the
+    # runs kept are one per module, not the last one only).
+    path = tmp_path / "heads.py"
+    path.write_text(HEADS, encoding="utf-8")
+    fast, full, passed = passed_as_rebinding(path, monkeypatch)
+    assert fast == full
+    assert passed.count(11) >= 30

@@ -1054,7 +1054,7 @@ class Engine:
                 elif isinstance(repeat, repeat_steps.RebindingKey) and repeat.told_by(events):
                     runs = self._hidden_runs.setdefault(_runs_key(state), repeat_steps.FrameRuns())
                     calls = repeat_steps.remember(repeat.calls, ()) if repeat.calls is not None else None
-                    runs.keep_rebinding(where, repeat_steps.Rebinding(repeat.names, repeat.found, repeats, calls))
+                    runs.keep_rebinding(where, repeat, repeat_steps.Rebinding(repeat.names, repeat.found, repeats, calls))
                 self._remember_types(state, scope)
                 return
             self._shown.setdefault(where, set()).update(signatures)
@@ -1161,9 +1161,9 @@ class Engine:
         self, state: _Frame, where: tuple[Any, int], tracker: NameTracker | None, scope: StepNames,
         namespace: Mapping[str, Any], iteration: int, records: list[Any],
     ) -> Any:
-        """Is this step a repeat of the last hidden run of its statement
-        that only bound names (anew, or for the first time: see
-        ``repeat_steps``), and made calls the observer recorded with the
+        """Is this step a repeat of a hidden run of its statement that only
+        bound names (anew, or for the first time: see ``repeat_steps``), as
+        this one did, and made calls the observer recorded with the
         fingerprint of that run's, if any? True: it was counted as one, and
         what a lite snapshot and the detection would leave is left. Else
         what it found (a ``RebindingKey``), kept with its events should it
@@ -1205,14 +1205,15 @@ class Engine:
             outcome.append((in_graph, growing))
         if any(grew(name, tag.node_id, iteration, previous_run, reach) for name, _, tag in found.tagged):
             return None  # (a guard: a tensor without a graph has none to grow)
+        key = repeat_steps.RebindingKey(tuple(names), tuple(outcome), calls)
         runs = self._hidden_runs.get(_runs_key(state))
-        kept = runs.rebinding(where) if runs is not None else None
+        kept = runs.rebinding(where, key) if runs is not None else None
         repeated = self._unshown.repeated
         if (
-            kept is None or not kept.repeated_by(tuple(names), tuple(outcome), calls)
+            kept is None or not kept.repeated_by(key.names, key.found, calls)
             or not all(sig in repeated for sig, _ in kept.repeats)
         ):
-            return repeat_steps.RebindingKey(tuple(names), tuple(outcome), calls)
+            return key
         # A repeat: the names as the detection leaves them (each one's tensor
         # and node, the node each one bound anew holds after this statement),
         # and the names nodes lost, as a lite snapshot leaves them.

@@ -29,12 +29,13 @@ looked at. Any other step is detected in full.
 
 A step that only binds names anew (``y = y * 2``, ``loss = criterion(out,
 t)``), or reads a tensor without a graph (which tags it as its input), is a
-repeat of the last hidden run of its statement that did so when it binds
-the same names anew, and, for each, what it held is still in the graph or
-not, and its graph grew or not, as then, and the observer recorded calls
-of the same fingerprint, or none as then (``Rebinding``; ``h = model(x)``
-under no_grad records a result made without a graph): the only questions
-its events are told by. What the full detection would leave behind (what
+repeat of a hidden run of its statement that did so when it binds the
+same names anew, and, for each, what it held is still in the graph or not,
+and its graph grew or not, as then, and the observer recorded calls of the
+same fingerprint, naming the same objects, or none as then
+(``Rebinding``; ``h = model(x)`` under no_grad records a result made
+without a graph): the only questions its events are told by. The last run
+of each such answer is kept (up to ``KEPT`` per statement). What the full detection would leave behind (what
 each name holds now, the names nodes lost) is left the same way.
 """
 
@@ -122,6 +123,11 @@ class RebindingKey:
     found: tuple[tuple[bool | None, bool], ...]
     calls: tuple[tuple[Any, ...], list[Any]] | None = None  # the fingerprint of its records
 
+    def key(self) -> tuple[Any, ...]:
+        """What its run is kept by (the objects its calls name, by id:
+        whether they are those very objects, alive, ``repeated_by`` checks)."""
+        return self.names, self.found, _key(self.calls) if self.calls is not None else None
+
     def told_by(self, events: list[Event]) -> bool:
         """Do ``events`` say exactly what was found: each name bound anew,
         still in the graph or not, its graph grown or not, each name bound
@@ -151,13 +157,24 @@ class FrameRuns:
     def __init__(self) -> None:
         self._runs: dict[Any, dict[Any, HiddenRun]] = {}
         self._rebinds: dict[Any, int] = {}
-        self._rebindings: dict[Any, Rebinding] = {}  # the last hidden rebinding run of each statement
+        # The hidden rebinding runs of each statement, the last one of each
+        # key (``RebindingKey.key``): a head's ``k = self.key(x)`` under
+        # no_grad names its own module, and a model of eight heads calls
+        # each in turn.
+        self._rebindings: dict[Any, dict[Any, Rebinding]] = {}
 
-    def rebinding(self, where: Any) -> Rebinding | None:
-        return self._rebindings.get(where)
+    def rebinding(self, where: Any, found: RebindingKey) -> Rebinding | None:
+        """The run of the statement at ``where`` kept for what this run found, if any."""
+        runs = self._rebindings.get(where)
+        return runs.get(found.key()) if runs is not None else None
 
-    def keep_rebinding(self, where: Any, run: Rebinding) -> None:
-        self._rebindings[where] = run
+    def keep_rebinding(self, where: Any, found: RebindingKey, run: Rebinding) -> None:
+        runs = self._rebindings.setdefault(where, {})
+        key = found.key()
+        runs.pop(key, None)
+        runs[key] = run
+        if len(runs) > KEPT:
+            del runs[next(iter(runs))]
 
     def worth_looking(self, where: Any) -> bool:
         return self._rebinds.get(where, 0) < REBINDS
