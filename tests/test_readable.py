@@ -841,3 +841,28 @@ def test_a_gradient_value_that_only_rounds_to_a_whole_number_keeps_its_zeros():
 
     assert _format_values([0.192, 1.0004, 1.0, -2.0, 100.02]) == "[0.192, 1.000, 1., -2., 100.0]"
     assert format_grad([1.0004, 1.0]) == "[1.000, 1]"
+
+
+LSTM_CELL = """
+import torch
+torch.manual_seed(0)
+cell = torch.nn.LSTMCell(1, 3)
+xs = torch.randn(4, 2, 1)
+h = torch.zeros(2, 3)
+c = torch.zeros(2, 3)
+for x in xs:
+    h, c = cell(x, (h, c))
+"""
+
+
+def test_a_list_numbers_a_name_said_alike_by_two_entries_apart(program):
+    # After the loop's second run, h (old) names the zeros it started from,
+    # and the first run's result, (h (old), c (old)), too. A list refers to
+    # entries by name: each look-alike gets a number of its own.
+    text = explain_text(program(LSTM_CELL), "--width", "60")
+    [step] = [s for s in steps_of(text) if s[0].endswith("line 8, run 2 h, c = cell(x, (h, c))")]
+    entries = [line.strip() for line in step]
+    assert "h (old) #1" in entries and "c (old) #1" in entries
+    assert "cell(x, (h, c)) = h (old), c (old) #2" in entries
+    assert "<- cell, x (old), h (old) #1, c (old) #1" in entries
+    assert "<- cell, x, (h (old), c (old)) #2" in entries

@@ -177,9 +177,7 @@ def ref_name(node: Node, cs: Charset, words: Mapping[str, str] | None = None) ->
     label (``inside`` it for what a line made on the way to its value)."""
     if node.kind == STATEMENT and len(node.names) + len(node.former_names) > 1:
         # (h, c (old)): one of them, picked, could be the one not read.
-        words = words or marks("en")
-        lost = words["dropped"] if node.dropped else words["old"]
-        return "(" + ", ".join([*node.names, *(name + lost for name in node.former_names)]) + ")"
+        return "(" + ", ".join(ref_parts(node, cs, words)) + ")"
     if node.names:
         # (A tensor's several names are one thing: its first name is enough.)
         return node.names[0]
@@ -189,6 +187,16 @@ def ref_name(node: Node, cs: Charset, words: Mapping[str, str] | None = None) ->
     if node.running or node.inside:
         return (words or marks("en"))["inside"].format(label=cs.clean(node.label))
     return cs.clean(node.label)
+
+
+def ref_parts(node: Node, cs: Charset, words: Mapping[str, str] | None = None) -> list[str]:
+    """The names a reference to ``node`` says: each of a statement's several
+    (``h``, ``c (old)``), else its one ``ref_name``."""
+    if node.kind == STATEMENT and len(node.names) + len(node.former_names) > 1:
+        words = words or marks("en")
+        lost = words["dropped"] if node.dropped else words["old"]
+        return [*node.names, *(name + lost for name in node.former_names)]
+    return [ref_name(node, cs, words)]
 
 
 def _base_style(node: Node, options: TextOptions) -> str | None:

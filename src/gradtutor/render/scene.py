@@ -3,6 +3,7 @@ options, and the words of every node (cached per width limit)."""
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections import Counter
 from dataclasses import dataclass, field, replace
@@ -13,7 +14,7 @@ from gradtutor.render.words import Locate, marks, plural, say, shown_name
 from gradtutor.render.canvas import Span
 from gradtutor.render.charset import Charset
 from gradtutor.render.graph_index import GraphIndex, index_graph
-from gradtutor.render.node_text import NodeText, TextOptions, describe_node, is_new, ref_name
+from gradtutor.render.node_text import NodeText, TextOptions, describe_node, is_new, ref_name, ref_parts
 
 
 # The words of nodes drawn lately, by the Node object (held here, so its id
@@ -22,6 +23,7 @@ from gradtutor.render.node_text import NodeText, TextOptions, describe_node, is_
 DESCRIBED_LIMIT = 65_536
 _DESCRIBED: dict[tuple[object, ...], tuple[Node, NodeText]] = {}
 _NAMED: dict[tuple[object, ...], tuple[Node, str]] = {}  # the same for ref_name
+_PARTS: dict[tuple[object, ...], tuple[Node, tuple[str, ...]]] = {}  # ... and ref_parts
 
 T = TypeVar("T")
 
@@ -141,19 +143,33 @@ class Scene:
         return base
 
     def set_suffixes(self, ids: list[str]) -> None:
-        """Give `` #k`` to the nodes in ``ids`` whose reference name another node shares."""
+        """Give `` #k`` to the nodes in ``ids`` whose reference says a name
+        another node's says too: two ``h (old)``, or ``h_t (old)`` (the
+        zeros a loop started from) and ``(h_t (old), c_t (old))`` (what its
+        first run made). Each name's look-alikes are numbered apart."""
         if not ids:
             return
-        base = {node_id: self._base_ref(node_id) for node_id in self.all_nodes}
-        count = Counter(base.values())
-        seen: Counter[str] = Counter()
+        words = marks(self.language)
+        parts = {
+            node_id: _made_once(
+                _PARTS, (id(node), self.charset.name, self.language), node,
+                lambda node=node: tuple(ref_parts(node, self.charset, words)),  # type: ignore[misc]
+            )
+            for node_id, node in self.all_nodes.items()
+        }
+        count = Counter(name for names in parts.values() for name in set(names))
+        taken: dict[str, set[int]] = {}  # name -> the numbers its look-alikes have
         changed = set()
         for node_id in ids:
-            name = base[node_id]
-            if count[name] > 1 and node_id not in self.suffixes:
-                seen[name] += 1
-                self.suffixes[node_id] = f" #{seen[name]}"
-                changed.add(node_id)
+            shared = [name for name in parts[node_id] if count[name] > 1]
+            if not shared or node_id in self.suffixes:
+                continue
+            used = set().union(*(taken.get(name, set()) for name in shared))
+            number = next(k for k in itertools.count(1) if k not in used)
+            for name in shared:
+                taken.setdefault(name, set()).add(number)
+            self.suffixes[node_id] = f" #{number}"
+            changed.add(node_id)
         if changed:
             self._texts = {k: v for k, v in self._texts.items() if k[0] not in changed}
             self._refs = {k: v for k, v in self._refs.items() if k not in changed}
