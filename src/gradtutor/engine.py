@@ -246,6 +246,7 @@ class Engine:
         capture_output: bool = False,
         announce_hidden: bool = True,
         unstep_plain_functions: bool = False,
+        describe_names: bool = True,
     ) -> None:
         if namespace is None:
             namespace = {"__name__": "__main__"}
@@ -264,7 +265,9 @@ class Engine:
         self.registry.is_user_file = self._is_user_file
         self.context = LineContext()
         self.observer = CallObserver(self.registry, self.context, is_user_file=self._is_user_file)
-        self.snapshotter = Snapshotter(self.registry)
+        # (what each name holds, in words, for the shell's :names: explain
+        # shows none, and leaves them unsaid)
+        self.snapshotter = Snapshotter(self.registry, describe=describe_names)
         self._indexes: dict[str, SourceIndex] = {}
         # Per frame: the type of each name's value when a step last changed
         # nothing (see _nothing_happened).

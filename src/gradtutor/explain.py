@@ -125,6 +125,7 @@ def run_script(
     stream = engine_options.pop("narration_stream", None)
     on_os_exit = engine_options.pop("on_os_exit", None)
     engine_options.setdefault("unstep_plain_functions", True)
+    engine_options.setdefault("describe_names", False)  # (no :names to say them in)
     engine = Engine(module.__dict__, max_iterations=max_iterations, **engine_options)
     engine.add_source(code.co_filename, source)
     if stream is not None:

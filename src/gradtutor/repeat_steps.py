@@ -255,14 +255,12 @@ def rebound_names(tracker: NameTracker | None, scope: Mapping[str, Any], registr
     tensors = scan_names(scope).tensors
     if len(tensors) < len(bound):
         return None
-    known_tag = registry.known_tag
     found = Rebound([], [], {}, set(), {}, [])
     rebound, roots, named, names_of = found.rebound, found.roots, found.named, found.names_of
     added = 0
-    for name, t in tensors:
+    for name, t, tag in registry.known_tags(tensors):
         old = bound.get(name)
         added += old is None
-        tag = known_tag(t)
         if tag is None:
             if t.requires_grad:
                 return None
@@ -294,12 +292,10 @@ def names_seen(
     ``Reach``, the node ids names hold, each tag's names (serial -> names).
     None when a tensor that requires grad has no tag yet (a snapshot would
     tag it)."""
-    known_tag = registry.known_tag
     roots: dict[str, Any] = {}
     named: set[str] = set()
     names_of: dict[int, tuple[str, ...]] = {}
-    for name, t in scan_names(namespace).tensors:
-        tag = known_tag(t)
+    for name, t, tag in registry.known_tags(scan_names(namespace).tensors):
         if tag is None:
             if t.requires_grad:
                 return None

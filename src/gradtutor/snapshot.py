@@ -355,8 +355,9 @@ _FORMER_LIMIT = 256
 class Snapshotter:
     """Builds snapshots; remembers the previous one of each frame to find ghosts."""
 
-    def __init__(self, registry: ag.TagRegistry) -> None:
+    def __init__(self, registry: ag.TagRegistry, describe: bool = True) -> None:
         self.registry = registry
+        self.describe = describe  # bindings say what each name holds (describe_value), or leave it ""
         self._previous: dict[Any, Snapshot] = {}
         # Nodes some picture has drawn "(dropped)", or let leave quietly
         # (still alive, out of view): that is said once, in whichever frame
@@ -822,7 +823,9 @@ class Snapshotter:
             if not is_tracked_name(name) or type(value).__name__ in ("module", "function", "builtin_function_or_method", "type"):
                 continue
             node = self._node_of(value) if isinstance(value, torch.Tensor) else None
-            if module_sizes is not None and name in module_sizes and isinstance(value, torch.nn.Module):
+            if not self.describe:
+                out.append(Binding(name, type(value).__name__, node))
+            elif module_sizes is not None and name in module_sizes and isinstance(value, torch.nn.Module):
                 out.append(Binding(name, type(value).__name__, node, f"{type(value).__name__} ({module_detail(*module_sizes[name])})"))
             else:
                 out.append(Binding(name, type(value).__name__, node, describe_value(value)))
