@@ -438,3 +438,43 @@ def test_a_statement_of_a_method_called_on_several_modules_in_turn_repeats_each_
     fast, full, passed = passed_as_rebinding(path, monkeypatch)
     assert fast == full
     assert passed.count(11) >= 30
+
+
+PAIRS = """\
+import torch
+torch.manual_seed(0)
+w = torch.randn(3, requires_grad=True)
+
+
+def step(x, h):
+    out = torch.tanh(x * w + h)
+    return out.sum(), out
+
+
+h = torch.zeros(3)
+for i in range(20):
+    loss, h = step(torch.randn(3), h.detach())
+    a, b = loss * 2, h * 3
+"""
+
+
+def test_a_statement_of_several_values_repeats_its_hidden_runs(tmp_path, monkeypatch):
+    # `return out.sum(), out` (line 8) and `a, b = loss * 2, h * 3` (line
+    # 14) label each value by its own expression; that done, each repeats
+    # the hidden runs before it, and the narration is the same as when every
+    # step is detected in full.
+    path = tmp_path / "pairs.py"
+    path.write_text(PAIRS, encoding="utf-8")
+    passed: list[int] = []
+    real = Engine._repeat
+
+    def noting(self, state, line, *args):  # type: ignore[no-untyped-def]
+        found = real(self, state, line, *args)
+        if found is True:
+            passed.append(line)
+        return found
+
+    monkeypatch.setattr(Engine, "_repeat", noting)
+    fast, full = both_ways(path, monkeypatch)
+    assert fast == full
+    assert passed.count(8) >= 10 and passed.count(14) >= 10

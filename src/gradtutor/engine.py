@@ -1000,7 +1000,7 @@ class Engine:
             if (
                 likely_hidden and self.pass_over_repeats and not output and state.exception is None
                 and (returning is None or not records)  # (a return's records may be the caller's: _hand_to_caller)
-                and not stmt.parts and not stmt.elements and not state.leaving and not observer.failures
+                and not stmt.parts and not state.leaving and not observer.failures
             ):
                 repeat = self._repeat(state, stmt.start, tracker, scope, namespace, records, iteration)
                 if repeat is True:
