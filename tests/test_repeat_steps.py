@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -468,13 +469,49 @@ def test_a_statement_of_several_values_repeats_its_hidden_runs(tmp_path, monkeyp
     passed: list[int] = []
     real = Engine._repeat
 
-    def noting(self, state, line, *args):  # type: ignore[no-untyped-def]
-        found = real(self, state, line, *args)
+    def noting(self, state, where, *args):  # type: ignore[no-untyped-def]
+        found = real(self, state, where, *args)
         if found is True:
-            passed.append(line)
+            passed.append(where[1])
         return found
 
     monkeypatch.setattr(Engine, "_repeat", noting)
     fast, full = both_ways(path, monkeypatch)
     assert fast == full
     assert passed.count(8) >= 10 and passed.count(14) >= 10
+
+
+MANUAL_SGD = """\
+import torch
+torch.manual_seed(0)
+x = torch.randn(8)
+w = torch.randn(8, requires_grad=True)
+for t in range(20):
+    loss = (w * x).sum() ** 2
+    loss.backward()
+    with torch.no_grad():
+        w -= 0.01 * w.grad
+        w.grad = None
+"""
+
+
+def test_the_end_of_a_with_block_repeats_its_hidden_runs_apart_from_the_with_statement(tmp_path, monkeypatch):
+    # Line 8 runs twice an iteration: entering no_grad, and its end, after
+    # line 10 (a step of its own). The ends repeat the ends' hidden runs,
+    # kept apart from the statement's; the narration is the same as when
+    # every step is detected in full.
+    path = tmp_path / "manual_sgd.py"
+    path.write_text(MANUAL_SGD, encoding="utf-8")
+    ends: list[tuple[Any, ...]] = []
+    real = Engine._repeat
+
+    def noting(self, state, where, *args):  # type: ignore[no-untyped-def]
+        found = real(self, state, where, *args)
+        if found is True and state.leaving:
+            ends.append(where)
+        return found
+
+    monkeypatch.setattr(Engine, "_repeat", noting)
+    fast, full = both_ways(path, monkeypatch)
+    assert fast == full
+    assert len(ends) >= 10 and all(where[1] == 8 and len(where) == 3 for where in ends)

@@ -47,6 +47,7 @@ from gradtutor.tracing import _gettrace, _settrace, make_tracer
 
 _CO_OPTIMIZED = 0x0001
 _CO_SUSPENDABLE = 0x0020 | 0x0080 | 0x0200  # generator, coroutine, async generator
+_LEAVING = "end of with"  # marks where the end of a with block's hidden runs are kept
 _YIELD_VALUE = dis.opmap["YIELD_VALUE"]
 _RESUME = dis.opmap.get("RESUME", -1)  # 3.11+
 _YIELD_FROM = dis.opmap.get("YIELD_FROM")  # 3.10 only
@@ -997,12 +998,15 @@ class Engine:
             tracker = self._trackers.get(state.key)
             records = observer.take_records(state.origin.exec_id)
             repeat = None
+            # (The end of a with block has the with statement's line: its runs
+            # are kept apart from the statement's.)
+            runs_where = (state.code_key, stmt.start, _LEAVING) if state.leaving else (state.code_key, stmt.start)
             if (
                 likely_hidden and self.pass_over_repeats and not output and state.exception is None
                 and (returning is None or not records)  # (a return's records may be the caller's: _hand_to_caller)
-                and not stmt.parts and not state.leaving and not observer.failures
+                and not stmt.parts and not observer.failures
             ):
-                repeat = self._repeat(state, stmt.start, tracker, scope, namespace, records, iteration)
+                repeat = self._repeat(state, runs_where, tracker, scope, namespace, records, iteration)
                 if repeat is True:
                     state.plain = False
                     if records:  # (as a hidden step detected in full: a rebinding records no call)
@@ -1053,11 +1057,11 @@ class Engine:
                     self._grads_hidden(records)
                 if isinstance(repeat, tuple):
                     runs = self._hidden_runs.setdefault(_runs_key(state), repeat_steps.FrameRuns())
-                    runs.keep(where, repeat, repeat_steps.remember(repeat, repeats))
+                    runs.keep(runs_where, repeat, repeat_steps.remember(repeat, repeats))
                 elif isinstance(repeat, repeat_steps.RebindingKey) and repeat.told_by(events):
                     runs = self._hidden_runs.setdefault(_runs_key(state), repeat_steps.FrameRuns())
                     calls = repeat_steps.remember(repeat.calls, ()) if repeat.calls is not None else None
-                    runs.keep_rebinding(where, repeat, repeat_steps.Rebinding(repeat.names, repeat.found, repeats, calls))
+                    runs.keep_rebinding(runs_where, repeat, repeat_steps.Rebinding(repeat.names, repeat.found, repeats, calls))
                 self._remember_types(state, scope)
                 return
             self._shown.setdefault(where, set()).update(signatures)
@@ -1132,13 +1136,14 @@ class Engine:
         self._record_const_reads(state.origin, state.stmt, names, so_far=True)
 
     def _repeat(
-        self, state: _Frame, line: int, tracker: NameTracker | None, scope: StepNames,
+        self, state: _Frame, where: tuple[Any, ...], tracker: NameTracker | None, scope: StepNames,
         namespace: Mapping[str, Any], records: list[Any], iteration: int,
     ) -> Any:
         """Is this hidden-looking step a repeat of a hidden run of its
         statement (see ``repeat_steps``)? True: it was counted as one. Else the
-        fingerprint to keep should the step be hidden (None: not one to keep)."""
-        where = (state.code_key, line)
+        fingerprint to keep should the step be hidden (None: not one to keep).
+        ``where``: its code and line, and for the end of a with block, a mark
+        of its own."""
         runs = self._hidden_runs.get(_runs_key(state))
         if runs is not None and not runs.worth_looking(where):
             return self._rebinding_repeat(state, where, tracker, scope, namespace, iteration, records)
@@ -1161,7 +1166,7 @@ class Engine:
         return found
 
     def _rebinding_repeat(
-        self, state: _Frame, where: tuple[Any, int], tracker: NameTracker | None, scope: StepNames,
+        self, state: _Frame, where: tuple[Any, ...], tracker: NameTracker | None, scope: StepNames,
         namespace: Mapping[str, Any], iteration: int, records: list[Any],
     ) -> Any:
         """Is this step a repeat of a hidden run of its statement that only
