@@ -306,6 +306,32 @@ def passed_as_rebinding(path: Path, monkeypatch) -> tuple[dict, dict, list[int]]
     return fast, full, passed
 
 
+def passed_as_repeat(monkeypatch) -> list[tuple[tuple[Any, ...], bool]]:
+    """Where each step ``Engine._repeat`` passes over as a repeat is kept
+    (code, line, and a mark for the end of a with block), and whether it ends one."""
+    passed: list[tuple[tuple[Any, ...], bool]] = []
+    real = Engine._repeat
+
+    def noting(self, state, where, *args):  # type: ignore[no-untyped-def]
+        found = real(self, state, where, *args)
+        if found is True:
+            passed.append((where, state.leaving))
+        return found
+
+    monkeypatch.setattr(Engine, "_repeat", noting)
+    return passed
+
+
+def narrated_both_ways_noting_repeats(path: Path, source: str, monkeypatch) -> list[tuple[tuple[Any, ...], bool]]:
+    """``source`` written to ``path``, narrated the same with repeats passed
+    over and with every step detected in full; ``passed_as_repeat``'s list."""
+    path.write_text(source, encoding="utf-8")
+    passed = passed_as_repeat(monkeypatch)
+    fast, full = both_ways(path, monkeypatch)
+    assert fast == full
+    return passed
+
+
 def test_a_function_called_in_a_loop_repeats_its_steps_from_call_to_call(tmp_path, monkeypatch, rebinding_repeats):
     # cell's line 10 reads its argument x (a tensor without a graph, tagged
     # then as the line's input) and binds h anew, line 11 binds out for the
@@ -407,21 +433,7 @@ def test_the_steps_of_a_function_run_under_no_grad_are_repeats(tmp_path, monkeyp
     assert [e["name"] for e in events(fast, "detached")][:1] == ["h"]
 
 
-HEADS = """\
-import torch
-torch.manual_seed(0)
-
-
-class Head(torch.nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.key = torch.nn.Linear(4, 4)
-
-    def forward(self, x):
-        k = self.key(x)
-        return k * 2
-
-
+HEADS = SHAPES[:SHAPES.index("head = Head()")] + """\
 heads = [Head(), Head(), Head()]
 with torch.no_grad():
     for i in range(15):
@@ -430,7 +442,7 @@ with torch.no_grad():
 
 
 def test_a_statement_of_a_method_called_on_several_modules_in_turn_repeats_each_one_s_runs(tmp_path, monkeypatch):
-    # Line 11, under no_grad, records a result made without a graph by its
+    # Line 12, under no_grad, records a result made without a graph by its
     # own module, self.key: a different module in each of the three calls
     # of a loop. Each module's call repeats that module's hidden runs (the
     # runs kept are one per module, not the last one only).
@@ -438,7 +450,7 @@ def test_a_statement_of_a_method_called_on_several_modules_in_turn_repeats_each_
     path.write_text(HEADS, encoding="utf-8")
     fast, full, passed = passed_as_rebinding(path, monkeypatch)
     assert fast == full
-    assert passed.count(11) >= 30
+    assert passed.count(12) >= 30
 
 
 PAIRS = """\
@@ -464,21 +476,9 @@ def test_a_statement_of_several_values_repeats_its_hidden_runs(tmp_path, monkeyp
     # 14) label each value by its own expression; that done, each repeats
     # the hidden runs before it, and the narration is the same as when every
     # step is detected in full.
-    path = tmp_path / "pairs.py"
-    path.write_text(PAIRS, encoding="utf-8")
-    passed: list[int] = []
-    real = Engine._repeat
-
-    def noting(self, state, where, *args):  # type: ignore[no-untyped-def]
-        found = real(self, state, where, *args)
-        if found is True:
-            passed.append(where[1])
-        return found
-
-    monkeypatch.setattr(Engine, "_repeat", noting)
-    fast, full = both_ways(path, monkeypatch)
-    assert fast == full
-    assert passed.count(8) >= 10 and passed.count(14) >= 10
+    passed = narrated_both_ways_noting_repeats(tmp_path / "pairs.py", PAIRS, monkeypatch)
+    lines = [where[1] for where, _ in passed]
+    assert lines.count(8) >= 10 and lines.count(14) >= 10
 
 
 MANUAL_SGD = """\
@@ -500,18 +500,6 @@ def test_the_end_of_a_with_block_repeats_its_hidden_runs_apart_from_the_with_sta
     # line 10 (a step of its own). The ends repeat the ends' hidden runs,
     # kept apart from the statement's; the narration is the same as when
     # every step is detected in full.
-    path = tmp_path / "manual_sgd.py"
-    path.write_text(MANUAL_SGD, encoding="utf-8")
-    ends: list[tuple[Any, ...]] = []
-    real = Engine._repeat
-
-    def noting(self, state, where, *args):  # type: ignore[no-untyped-def]
-        found = real(self, state, where, *args)
-        if found is True and state.leaving:
-            ends.append(where)
-        return found
-
-    monkeypatch.setattr(Engine, "_repeat", noting)
-    fast, full = both_ways(path, monkeypatch)
-    assert fast == full
+    passed = narrated_both_ways_noting_repeats(tmp_path / "manual_sgd.py", MANUAL_SGD, monkeypatch)
+    ends = [where for where, leaving in passed if leaving]
     assert len(ends) >= 10 and all(where[1] == 8 and len(where) == 3 for where in ends)
