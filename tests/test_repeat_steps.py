@@ -503,3 +503,28 @@ def test_the_end_of_a_with_block_repeats_its_hidden_runs_apart_from_the_with_sta
     passed = narrated_both_ways_noting_repeats(tmp_path / "manual_sgd.py", MANUAL_SGD, monkeypatch)
     ends = [where for where, leaving in passed if leaving]
     assert len(ends) >= 10 and all(where[1] == 8 and len(where) == 3 for where in ends)
+
+
+ONE_HOT = """\
+import torch
+
+
+def one_hot(word):
+    tensor = torch.zeros(len(word), 1, 26)
+    for i, letter in enumerate(word):
+        tensor[i][0][ord(letter) - 97] = 1
+    return tensor
+
+
+for word in ["apple", "kiwi", "banana", "plum", "cherry", "fig", "mango"] * 3:
+    x = one_hot(word)
+"""
+
+
+def test_a_step_that_is_no_rebinding_is_looked_at_as_a_repeat_after_runs_that_met_new_names(tmp_path, monkeypatch):
+    # Line 7 changes a view of a new tensor in place. Its first run in each
+    # call meets names the call's first steps bound (`i`, `letter`), so after
+    # a few calls the statement counts as one that binds names anew; it
+    # binds none, and its later runs still repeat the hidden ones before.
+    passed = narrated_both_ways_noting_repeats(tmp_path / "one_hot.py", ONE_HOT, monkeypatch)
+    assert [where[1] for where, _ in passed].count(7) >= 50

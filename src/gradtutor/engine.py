@@ -1145,13 +1145,21 @@ class Engine:
         ``where``: its code and line, and for the end of a with block, a mark
         of its own."""
         runs = self._hidden_runs.get(_runs_key(state))
+        rebinding_looked = False
         if runs is not None and not runs.worth_looking(where):
-            return self._rebinding_repeat(state, where, tracker, scope, namespace, iteration, records)
+            found = self._rebinding_repeat(state, where, tracker, scope, namespace, iteration, records)
+            if found is not None:
+                return found
+            # (Not a rebinding: `tensor[i][j] = 1` in a function whose first
+            # runs of it in each call met new names. Looked at as any step.)
+            rebinding_looked = True
         if not (
             repeat_steps.names_as_bound(tracker, scope, self.registry)
             and self.snapshotter.names_unchanged(namespace, state.key)
         ):
             self._hidden_runs.setdefault(_runs_key(state), repeat_steps.FrameRuns()).rebound(where)
+            if rebinding_looked:
+                return None
             return self._rebinding_repeat(state, where, tracker, scope, namespace, iteration, records)
         found = repeat_steps.fingerprint(records, namespace)
         last = runs.kept(where, found) if runs is not None and found is not None else None

@@ -150,9 +150,11 @@ class RebindingKey:
 
 class FrameRuns:
     """One frame's hidden runs, per statement, and which statements are not
-    worth looking at as repeats: after ``REBINDS`` hidden runs in a row that
-    bound a name anew (``loss = ...`` never is a repeat), the looking costs
-    more than it saves (it never changes a result)."""
+    worth looking at as repeats of the kind that binds no name: after
+    ``REBINDS`` hidden runs in a row that bound a name anew (``loss = ...``
+    never is one), the looking costs more than it saves (it never changes a
+    result); such a statement is looked at as a rebinding first, and as the
+    other kind only when it turns out to bind no name."""
 
     def __init__(self) -> None:
         self._runs: dict[Any, dict[Any, HiddenRun]] = {}
