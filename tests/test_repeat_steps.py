@@ -528,3 +528,27 @@ def test_a_step_that_is_no_rebinding_is_looked_at_as_a_repeat_after_runs_that_me
     # binds none, and its later runs still repeat the hidden ones before.
     passed = narrated_both_ways_noting_repeats(tmp_path / "one_hot.py", ONE_HOT, monkeypatch)
     assert [where[1] for where, _ in passed].count(7) >= 50
+
+
+DETACHED = """\
+import torch
+w = torch.randn(3, requires_grad=True)
+
+
+def frozen(x):
+    return (x * w).detach()
+
+
+total = torch.zeros(3)
+for i in range(20):
+    f = frozen(torch.randn(3))
+    total = total + f
+"""
+
+
+def test_a_return_whose_calls_were_recorded_repeats_and_still_hands_them_to_its_caller(tmp_path, monkeypatch):
+    # Line 6 returns what detach() made: the record goes to the caller's
+    # step, which names it (f). The return repeats its hidden runs and hands
+    # the record over as its detection would: the same narration.
+    passed = narrated_both_ways_noting_repeats(tmp_path / "detached.py", DETACHED, monkeypatch)
+    assert [where[1] for where, _ in passed].count(6) >= 10

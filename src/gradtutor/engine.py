@@ -1003,12 +1003,13 @@ class Engine:
             runs_where = (state.code_key, stmt.start, _LEAVING) if state.leaving else (state.code_key, stmt.start)
             if (
                 likely_hidden and self.pass_over_repeats and not output and state.exception is None
-                and (returning is None or not records)  # (a return's records may be the caller's: _hand_to_caller)
                 and not stmt.parts and not observer.failures
             ):
                 repeat = self._repeat(state, runs_where, tracker, scope, namespace, records, iteration)
                 if repeat is True:
                     state.plain = False
+                    if returning is not None:
+                        self._hand_to_caller(records, returning, state)  # (as its detection would)
                     if records:  # (as a hidden step detected in full: a rebinding records no call)
                         self._grads_hidden(records)
                     self._remember_types(state, scope)
