@@ -3,7 +3,6 @@ options, and the words of every node (cached per width limit)."""
 
 from __future__ import annotations
 
-import itertools
 import re
 from collections import Counter
 from dataclasses import dataclass, field, replace
@@ -23,7 +22,6 @@ from gradtutor.render.node_text import NodeText, TextOptions, describe_node, is_
 DESCRIBED_LIMIT = 65_536
 _DESCRIBED: dict[tuple[object, ...], tuple[Node, NodeText]] = {}
 _NAMED: dict[tuple[object, ...], tuple[Node, str]] = {}  # the same for ref_name
-_PARTS: dict[tuple[object, ...], tuple[Node, tuple[str, ...]]] = {}  # ... and ref_parts
 
 T = TypeVar("T")
 
@@ -151,23 +149,25 @@ class Scene:
             return
         words = marks(self.language)
         parts = {
-            node_id: _made_once(
-                _PARTS, (id(node), self.charset.name, self.language), node,
-                lambda node=node: tuple(ref_parts(node, self.charset, words)),  # type: ignore[misc]
-            )
+            # (a statement's several names are each a name; any other node's
+            # is its reference, made once per node)
+            node_id: tuple(ref_parts(node, self.charset, words))
+            if node.kind == STATEMENT and len(node.names) + len(node.former_names) > 1 else (self._base_ref(node_id),)
             for node_id, node in self.all_nodes.items()
         }
-        count = Counter(name for names in parts.values() for name in set(names))
-        taken: dict[str, set[int]] = {}  # name -> the numbers its look-alikes have
+        count: Counter[str] = Counter()
+        for names in parts.values():
+            count.update(set(names))
+        following: dict[str, int] = {}  # name -> the number after its look-alikes' so far
         changed = set()
         for node_id in ids:
             shared = [name for name in parts[node_id] if count[name] > 1]
             if not shared or node_id in self.suffixes:
                 continue
-            used = set().union(*(taken.get(name, set()) for name in shared))
-            number = next(k for k in itertools.count(1) if k not in used)
+            # (one number past every one its names' look-alikes have)
+            number = max(following.get(name, 1) for name in shared)
             for name in shared:
-                taken.setdefault(name, set()).add(number)
+                following[name] = number + 1
             self.suffixes[node_id] = f" #{number}"
             changed.add(node_id)
         if changed:
