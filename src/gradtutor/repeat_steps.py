@@ -35,8 +35,9 @@ and its graph grew or not, as then, and the observer recorded calls of the
 same fingerprint, naming the same objects, or none as then
 (``Rebinding``; ``h = model(x)`` under no_grad records a result made
 without a graph): the only questions its events are told by. The last run
-of each such answer is kept (up to ``KEPT`` per statement). What the full detection would leave behind (what
-each name holds now, the names nodes lost) is left the same way.
+of each such answer is kept (up to ``KEPT`` per statement). What the full
+detection would leave behind (what each name holds now, the names nodes
+lost) is left the same way.
 """
 
 from __future__ import annotations
@@ -171,12 +172,7 @@ class FrameRuns:
         return runs.get(found.key()) if runs is not None else None
 
     def keep_rebinding(self, where: Any, found: RebindingKey, run: Rebinding) -> None:
-        runs = self._rebindings.setdefault(where, {})
-        key = found.key()
-        runs.pop(key, None)
-        runs[key] = run
-        if len(runs) > KEPT:
-            del runs[next(iter(runs))]
+        _keep_last(self._rebindings.setdefault(where, {}), found.key(), run)
 
     def worth_looking(self, where: Any) -> bool:
         return self._rebinds.get(where, 0) < REBINDS
@@ -190,13 +186,16 @@ class FrameRuns:
         return runs.get(_key(fingerprinted)) if runs is not None else None
 
     def keep(self, where: Any, fingerprinted: tuple[tuple[Any, ...], list[Any]], run: HiddenRun) -> None:
-        runs = self._runs.setdefault(where, {})
-        key = _key(fingerprinted)
-        runs.pop(key, None)
-        runs[key] = run
-        if len(runs) > KEPT:
-            del runs[next(iter(runs))]
+        _keep_last(self._runs.setdefault(where, {}), _key(fingerprinted), run)
         self._rebinds.pop(where, None)
+
+
+def _keep_last(runs: dict[Any, Any], key: Any, run: Any) -> None:
+    """Keep ``run`` as the last of its key, the oldest key going past ``KEPT``."""
+    runs.pop(key, None)
+    runs[key] = run
+    if len(runs) > KEPT:
+        del runs[next(iter(runs))]
 
 
 def _key(fingerprinted: tuple[tuple[Any, ...], list[Any]]) -> tuple[Any, ...]:

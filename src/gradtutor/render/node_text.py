@@ -175,9 +175,10 @@ def ref_name(node: Node, cs: Charset, words: Mapping[str, str] | None = None) ->
     names (which of them was read is not known at this level: not one
     picked by its spelling), ``x (old)``, else the
     label (``inside`` it for what a line made on the way to its value)."""
-    if node.kind == STATEMENT and len(node.names) + len(node.former_names) > 1:
+    several = several_names(node, words)
+    if several is not None:
         # (h, c (old)): one of them, picked, could be the one not read.
-        return "(" + ", ".join(ref_parts(node, cs, words)) + ")"
+        return "(" + ", ".join(several) + ")"
     if node.names:
         # (A tensor's several names are one thing: its first name is enough.)
         return node.names[0]
@@ -189,14 +190,14 @@ def ref_name(node: Node, cs: Charset, words: Mapping[str, str] | None = None) ->
     return cs.clean(node.label)
 
 
-def ref_parts(node: Node, cs: Charset, words: Mapping[str, str] | None = None) -> list[str]:
-    """The names a reference to ``node`` says: each of a statement's several
-    (``h``, ``c (old)``), else its one ``ref_name``."""
-    if node.kind == STATEMENT and len(node.names) + len(node.former_names) > 1:
-        words = words or marks("en")
-        lost = words["dropped"] if node.dropped else words["old"]
-        return [*node.names, *(name + lost for name in node.former_names)]
-    return [ref_name(node, cs, words)]
+def several_names(node: Node, words: Mapping[str, str] | None = None) -> list[str] | None:
+    """The names of a statement that made several named tensors, each as a
+    reference says it (``h``, ``c (old)``); None for any other node."""
+    if node.kind != STATEMENT or len(node.names) + len(node.former_names) < 2:
+        return None
+    words = words or marks("en")
+    lost = words["dropped"] if node.dropped else words["old"]
+    return [*node.names, *(name + lost for name in node.former_names)]
 
 
 def _base_style(node: Node, options: TextOptions) -> str | None:

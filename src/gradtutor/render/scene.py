@@ -13,7 +13,7 @@ from gradtutor.render.words import Locate, marks, plural, say, shown_name
 from gradtutor.render.canvas import Span
 from gradtutor.render.charset import Charset
 from gradtutor.render.graph_index import GraphIndex, index_graph
-from gradtutor.render.node_text import NodeText, TextOptions, describe_node, is_new, ref_name, ref_parts
+from gradtutor.render.node_text import NodeText, TextOptions, describe_node, is_new, ref_name, several_names
 
 
 # The words of nodes drawn lately, by the Node object (held here, so its id
@@ -148,13 +148,11 @@ class Scene:
         if not ids:
             return
         words = marks(self.language)
-        parts = {
+        parts: dict[str, list[str]] = {}
+        for node_id, node in self.all_nodes.items():
             # (a statement's several names are each a name; any other node's
             # is its reference, made once per node)
-            node_id: tuple(ref_parts(node, self.charset, words))
-            if node.kind == STATEMENT and len(node.names) + len(node.former_names) > 1 else (self._base_ref(node_id),)
-            for node_id, node in self.all_nodes.items()
-        }
+            parts[node_id] = several_names(node, words) or [self._base_ref(node_id)]
         count: Counter[str] = Counter()
         for names in parts.values():
             count.update(set(names))
