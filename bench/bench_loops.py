@@ -10,7 +10,10 @@ side with plain python in this one process (alternating runs, medians).
 
 For the training loop it also prints the floor of observing this way: the
 program under an empty torch function mode and the tutor's tracer (see
-gradtutor.tracing) with trace functions that do nothing.
+gradtutor.tracing) with trace functions that do nothing; and each of the
+two alone. Their costs need not add up: under the tracer, each call of the
+mode is a traced Python call too (on Python 3.11, where the tracer is
+sys.settrace).
 
 Each run is a child process that imports torch as its command would: python
 and the floor plainly, the tutor as ``gradtutor`` does (gradtutor.torch_import).
@@ -89,16 +92,17 @@ open(OUT, "w").write(repr(RESULT))
 
 def run(source: str, tutor: bool | str) -> float:
     """RESULT of the program, run as a script under python, under the tutor,
-    or (``tutor="floor"``) under an empty mode and a tracer that does nothing."""
+    or (``tutor="floor"``) under an empty mode and a tracer that does nothing
+    (``"mode"``, ``"tracer"``: one of them alone)."""
     out = tempfile.mktemp(suffix=".txt")
     with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as f:
         f.write(f"OUT = {out!r}\n" + textwrap.dedent(source))
     try:
-        if tutor == "floor":
+        if tutor in FLOORS:
             from observing_floor import observing_floor
 
             code = compile(open(f.name).read(), f.name, "exec")
-            with observing_floor(f.name):
+            with observing_floor(f.name, mode=tutor != "tracer", tracer=tutor != "mode"):
                 exec(code, {"__name__": "__main__"})
         elif tutor:
             from gradtutor.explain import read_program, run_script
@@ -117,7 +121,8 @@ def run(source: str, tutor: bool | str) -> float:
             os.unlink(out)
 
 
-KINDS: dict[str, bool | str] = {"python": False, "tutor": True, "floor": "floor"}
+FLOORS = ("floor", "mode", "tracer")
+KINDS: dict[str, bool | str] = {"python": False, "tutor": True, **{kind: kind for kind in FLOORS}}
 
 
 def child(kind: str, source: str) -> None:
@@ -170,7 +175,7 @@ def against(other: str, repeats: int) -> None:
 
 
 def median_pair(source: str, floor: bool = False) -> tuple[float, ...]:
-    kinds = ["python", "tutor"] + (["floor"] if floor else [])
+    kinds = ["python", "tutor"] + (list(FLOORS) if floor else [])
     times: list[list[float]] = [[] for _ in kinds]
     for _ in range(REPEATS):
         for kind, found in zip(kinds, times):
@@ -180,9 +185,11 @@ def median_pair(source: str, floor: bool = False) -> tuple[float, ...]:
 
 def main() -> None:
     print(f"Python {sys.version.split()[0]}, tracer: {type(_tracer_kind()).__name__}")
-    plain, tutor, floor = median_pair(TRAINING.format(iterations=200, quantile=50), floor=True)
+    plain, tutor, floor, mode, tracer = median_pair(TRAINING.format(iterations=200, quantile=50), floor=True)
     print(f"training loop, one iteration: python {plain * 1e3:.2f} ms, tutor {tutor * 1e3:.2f} ms, ratio {tutor / plain:.2f}")
     print(f"  floor (empty torch function mode + tracer doing nothing): {floor * 1e3:.2f} ms, ratio {floor / plain:.2f}")
+    print(f"    the mode alone: {mode * 1e3:.2f} ms, ratio {mode / plain:.2f}; "
+          f"the tracer alone: {tracer * 1e3:.2f} ms, ratio {tracer / plain:.2f}")
     small_p, small_t = median_pair(GROWING.format(iterations=500))
     big_p, big_t = median_pair(GROWING.format(iterations=2000))
     print(f"growing loop, 500 iterations: python {small_p * 1e3:.1f} ms, tutor {small_t * 1e3:.1f} ms")

@@ -9,9 +9,10 @@ from typing import Iterator
 
 
 @contextlib.contextmanager
-def observing_floor(filename: str) -> Iterator[None]:
+def observing_floor(filename: str, mode: bool = True, tracer: bool = True) -> Iterator[None]:
     """While it lasts: every torch call goes through an empty mode, and the
-    tracer follows the frames of ``filename`` line by line, doing nothing."""
+    tracer follows the frames of ``filename`` line by line, doing nothing.
+    ``mode`` or ``tracer`` False leaves that part out (the floor's parts)."""
     from torch.overrides import TorchFunctionMode
 
     from gradtutor.tracing import make_tracer
@@ -26,10 +27,12 @@ def observing_floor(filename: str) -> Iterator[None]:
     def start(frame, event, arg):  # type: ignore[no-untyped-def]
         return local if frame.f_code.co_filename == filename else None
 
-    tracer = make_tracer(start, local, {filename})
-    with Empty():
-        tracer.start()
+    follower = make_tracer(start, local, {filename}) if tracer else None
+    with Empty() if mode else contextlib.nullcontext():
+        if follower is not None:
+            follower.start()
         try:
             yield
         finally:
-            tracer.stop()
+            if follower is not None:
+                follower.stop()
