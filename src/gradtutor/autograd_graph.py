@@ -419,22 +419,10 @@ class TagRegistry:
     def known_tags(
         self, named: Iterable[tuple[str, torch.Tensor]],
     ) -> list[tuple[str, torch.Tensor, NodeTag | LeafTag | None]]:
-        """(name, tensor, ``known_tag(tensor)``) of each named tensor, in one
-        pass (a step asks it of every tensor name it sees)."""
-        node_tags, leaves = self.node_tags, self._leaves
-        out: list[tuple[str, torch.Tensor, NodeTag | LeafTag | None]] = []
-        for name, t in named:
-            fn = t.grad_fn
-            tag: NodeTag | LeafTag | None
-            if fn is not None:
-                entry = node_tags.get(id(fn.metadata))
-                tag = entry[1] if entry is not None else None
-            else:
-                tag = leaves.get(id(t))
-                if tag is not None and tag.ref() is not t:
-                    tag = None
-            out.append((name, t, tag))
-        return out
+        """(name, tensor, ``known_tag(tensor)``) of each named tensor (a step
+        asks it of every tensor name it sees)."""
+        known_tag = self.known_tag
+        return [(name, t, known_tag(t)) for name, t in named]
 
     def tag_graph(self, grad_fn: Any, origin: Origin, output: torch.Tensor | None = None) -> NodeTag | None:
         """Tag ``grad_fn`` and every untagged node below it; return its tag.
