@@ -168,3 +168,30 @@ def test_the_closing_notes_wrap_as_the_narration_does(tmp_path: Path) -> None:
         assert "(in all, " in flat and "ran without being followed" in flat
         assert [line for line in text.splitlines() if line.endswith(" ")] == []
         assert max(len(line) for line in text.splitlines()) <= int(width)
+
+
+def test_a_recording_console_records_what_is_printed_without_rich() -> None:
+    console, out = plain_console(100)
+    console.record = True
+    console_printer(console)(CASES["prose"])
+    assert out.getvalue() == by_rich(CASES["prose"], 100)
+    assert console.export_text() == out.getvalue()
+
+
+class ClosedPipe(io.StringIO):
+    def write(self, text: str) -> int:
+        raise BrokenPipeError(32, "Broken pipe")
+
+
+def test_a_closed_pipe_is_handled_as_rich_handles_it() -> None:
+    handled: list[bool] = []
+
+    class PipeConsole(Console):
+        def on_broken_pipe(self) -> None:
+            handled.append(True)
+
+    console = PipeConsole(file=ClosedPipe(), width=100, color_system=None, no_color=True, highlight=False,
+                          emoji=False, markup=False, soft_wrap=False)
+    console_printer(console)(CASES["prose"])
+    console.print(CASES["prose"], crop=False)
+    assert handled == [True, True]  # (the printer's way, then rich's own)
