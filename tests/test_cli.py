@@ -501,3 +501,25 @@ def test_the_shell_freezes_what_importing_made_once_torch_is_in_and_collects_the
     done = run_cli(stdin=lines)
     assert done.returncode == 0, done.stderr
     assert "frozen True collected True" in done.stdout
+
+
+def test_a_reader_closing_the_pipe_ends_the_narration_quietly(tmp_path: Path) -> None:
+    # `gradtutor explain train.py | head`: once head has its lines, the run
+    # ends with no message from the tutor (the tracer it stopped is no failure).
+    path = tmp_path / "prog.py"
+    path.write_text(
+        "import sys\nimport torch\nx = torch.ones(2, requires_grad=True)\n"
+        "sys.stdin.readline()\n"  # (the test closes its end of the pipe meanwhile)
+        "for i in range(50):\n    y = (x * i).sum()\n    y.backward()\nprint('done')\n"
+    )
+    child = subprocess.Popen(
+        [sys.executable, "-m", "gradtutor", "explain", "--plain", str(path)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    assert child.stdout is not None and child.stdin is not None and child.stderr is not None
+    assert "line 1" in child.stdout.readline()
+    child.stdout.close()
+    child.stdin.write("\n")
+    child.stdin.close()
+    assert child.wait(timeout=120) == 1  # (as rich ends a console's run on a closed pipe)
+    assert child.stderr.read() == ""

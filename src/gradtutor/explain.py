@@ -373,6 +373,11 @@ def _explain_text(args: argparse.Namespace, env: Environment, run: Callable[...,
         if result.exit_output:  # after the traceback, as python prints them
             env.stdout.write(result.exit_output)
             env.stdout.flush()
+        if console.quiet:
+            # The reader closed the pipe (``explain ... | head``): rich's
+            # console ended the run there, from inside a step, which turned
+            # the tracer off. Nothing went wrong to report.
+            result.internal_errors = [e for e in result.internal_errors if not e.stopped]
         _report_internal_errors(result, env)
         return result.exit_code
 
