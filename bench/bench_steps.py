@@ -5,7 +5,9 @@ as shares of the run under ``gradtutor explain --plain``.
 A step's end is where the tutor decides what the statement did. It ends as
 one of:
 
-- shown: detected in full, snapshot and narration (its picture printed);
+- shown: detected in full, snapshot and narration (its picture printed;
+  the narration's own share, from the step to the lines printed, is given
+  apart);
 - detected, hidden: detected in full on a lite snapshot, then hidden as
   saying nothing new;
 - repeat: recognised as a repeat of a hidden run of its statement
@@ -35,13 +37,15 @@ from typing import Any
 from bench_corpus import CORPUS, WARM_UP, python_cpu, tutor_cpu
 
 KINDS = ("shown", "detected, hidden", "repeat", "unchanged")
+NARRATION = "narration"  # (of the shown steps' time)
 
 
 def classify_step_ends() -> dict[str, list[float]]:
     """Time each step end by kind (see the module's text): kind -> [count, seconds]."""
     import gradtutor.engine as engine
+    from gradtutor.step_printer import StepPrinter
 
-    found: dict[str, list[float]] = {kind: [0, 0.0] for kind in KINDS}
+    found: dict[str, list[float]] = {kind: [0, 0.0] for kind in (*KINDS, NARRATION)}
     outcome: dict[str, Any] = {}
     cls = engine.Engine
     repeat, unchanged, finish = cls._repeat, cls._nothing_happened, cls._finish
@@ -73,7 +77,18 @@ def classify_step_ends() -> dict[str, list[float]]:
             found[kind][0] += 1
             found[kind][1] += spent
 
+    narrate = StepPrinter.finish
+
+    def timed_narration(self: Any, *args: Any, **kwargs: Any) -> None:
+        start = time.perf_counter()
+        try:
+            narrate(self, *args, **kwargs)
+        finally:
+            found[NARRATION][0] += 1
+            found[NARRATION][1] += time.perf_counter() - start
+
     cls._repeat, cls._nothing_happened, cls._finish = timed_repeat, timed_unchanged, timed_finish  # type: ignore[method-assign]
+    StepPrinter.finish = timed_narration  # type: ignore[method-assign]
     return found
 
 
@@ -108,24 +123,26 @@ def main() -> None:
         child(sys.argv[2])
         return
     paths = [os.path.abspath(p) for p in sys.argv[1:]] or sorted(glob.glob(os.path.join(CORPUS, "*.py")))
-    print(f"{'program':<34}{'run s':>7}" + "".join(f"{kind:>22}" for kind in KINDS))
-    print(f"{'':<41}" + "".join(f"{'steps':>13}{'share':>9}" for _ in KINDS))
+    print(f"{'program':<34}{'run s':>7}{'shown':>31}" + "".join(f"{kind:>22}" for kind in KINDS[1:]))
+    print(f"{'':<41}{'steps':>13}{'share':>9}{'narr.':>9}" + "".join(f"{'steps':>13}{'share':>9}" for _ in KINDS[1:]))
     run_total = 0.0
-    totals = {kind: [0, 0.0] for kind in KINDS}
+    totals = {kind: [0, 0.0] for kind in (*KINDS, NARRATION)}
     for path in paths:
         measured = measure(path)
         run = measured["run"]
         run_total += run
         cells = []
-        for kind in KINDS:
+        for kind in (*KINDS, NARRATION):
             count, spent = measured["kinds"][kind]
             totals[kind][0] += count
             totals[kind][1] += spent
-            cells.append(f"{count:>13}{spent / run:>9.0%}")
+            if kind != NARRATION:
+                cells.append(f"{count:>13}{spent / run:>9.0%}")
+        cells[0] += f"{measured['kinds'][NARRATION][1] / run:>9.0%}"
         print(f"{os.path.basename(path)[:33]:<34}{run:>7.2f}" + "".join(cells), flush=True)
-    print(f"{'all':<34}{run_total:>7.2f}" + "".join(
-        f"{int(totals[kind][0]):>13}{totals[kind][1] / run_total:>9.0%}" for kind in KINDS
-    ))
+    cells = [f"{int(totals[kind][0]):>13}{totals[kind][1] / run_total:>9.0%}" for kind in KINDS]
+    cells[0] += f"{totals[NARRATION][1] / run_total:>9.0%}"
+    print(f"{'all':<34}{run_total:>7.2f}" + "".join(cells))
 
 
 if __name__ == "__main__":
