@@ -89,18 +89,25 @@ def child(kind: str, path: str) -> None:
         run = python_cpu if kind == "python" else floor_cpu
         print(min(run(path), run(path)))
         return
+    warm_up(path)
+    print(tutor_cpu(path))
+
+
+def warm_up(path: str) -> None:
+    """Before the tutor's measured run: torch imported as the ``gradtutor``
+    command imports it, the program run once under python (torch's lazy
+    imports) and a small program under the tutor (the tutor's own)."""
+    import tempfile
+
     from gradtutor.torch_import import import_torch
 
     import_torch()
     python_cpu(path)
-    import tempfile
-
     with tempfile.TemporaryDirectory() as folder:
-        warm_up = os.path.join(folder, "warm_up.py")
-        with open(warm_up, "w") as f:
+        small = os.path.join(folder, "warm_up.py")
+        with open(small, "w") as f:
             f.write(WARM_UP)
-        tutor_cpu(warm_up)
-    print(tutor_cpu(path))
+        tutor_cpu(small)
 
 
 def measure(kind: str, path: str) -> float:

@@ -34,7 +34,7 @@ import sys
 import time
 from typing import Any
 
-from bench_corpus import CORPUS, WARM_UP, python_cpu, tutor_cpu
+from bench_corpus import CORPUS, tutor_cpu, warm_up
 
 KINDS = ("shown", "detected, hidden", "repeat", "unchanged")
 NARRATION = "narration"  # (of the shown steps' time)
@@ -87,24 +87,14 @@ def classify_step_ends() -> dict[str, list[float]]:
             found[NARRATION][0] += 1
             found[NARRATION][1] += time.perf_counter() - start
 
-    cls._repeat, cls._nothing_happened, cls._finish = timed_repeat, timed_unchanged, timed_finish  # type: ignore[method-assign]
-    StepPrinter.finish = timed_narration  # type: ignore[method-assign]
+    cls._repeat, cls._nothing_happened, cls._finish = timed_repeat, timed_unchanged, timed_finish
+    StepPrinter.finish = timed_narration
     return found
 
 
 def child(path: str) -> None:
     """One program, in this process: its warm-up, then the measured run (JSON printed)."""
-    import tempfile
-
-    from gradtutor.torch_import import import_torch
-
-    import_torch()
-    python_cpu(path)
-    with tempfile.TemporaryDirectory() as folder:
-        warm_up = os.path.join(folder, "warm_up.py")
-        with open(warm_up, "w") as f:
-            f.write(WARM_UP)
-        tutor_cpu(warm_up)
+    warm_up(path)
     found = classify_step_ends()
     start = time.perf_counter()
     tutor_cpu(path)
