@@ -1277,6 +1277,17 @@ class Engine:
             return False
         tracker = self._trackers.get(state.key)
         bound = tracker.bound if tracker is not None else {}
+        assert state.stmt is not None
+        for name in state.stmt.targets:
+            # What the statement binds first (``for p in parameters:``): a
+            # tensor name bound anew, or a tensor bound to a new name, is
+            # found here without looking at every name.
+            old = bound.get(name)
+            value = own.get(name)
+            if value is not (old.ref() if old is not None else None) and (
+                old is not None or isinstance(value, torch.Tensor)
+            ):
+                return False
         types = self._scope_types.get(state.key)
         if types is not None:
             # The same names, each holding a value of the type it held when
