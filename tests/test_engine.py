@@ -1311,3 +1311,29 @@ def test_a_torch_func_transform_s_own_tensors_are_not_drawn_as_the_program_s(tmp
     for step in inside:
         assert step["graph"]["nodes"] == [], step
         assert step["events"] == [], step["events"]
+
+
+def test_a_torch_function_mode_of_the_program_sees_its_calls_only():
+    # The tutor reads the program's tensors at every step (is it a view, has
+    # it a node): those reads go past the program's own modes, a loop step
+    # that made no torch call included (its names are looked at all the same).
+    source = "\n".join([
+        "import torch",
+        "from torch.overrides import TorchFunctionMode",
+        "seen = []",
+        "class Log(TorchFunctionMode):",
+        "    def __torch_function__(self, func, types, args=(), kwargs=None):",
+        "        seen.append(getattr(func, '__name__', str(func)))",
+        "        return func(*args, **(kwargs or {}))",
+        "x = torch.ones(2, requires_grad=True)",
+        "with Log():",
+        "    for i in range(8):",
+        "        s = 'a' if i % 2 else 1",  # (no torch call; a name's type changes)
+        "        y = x * 2",
+        "    t = y.sum()",
+    ])
+    plain: dict = {}
+    exec(compile(source, "<plain>", "exec"), plain)
+    engine, result = run_source(source)
+    assert result.exception is None
+    assert engine.namespace["seen"] == plain["seen"] and len(plain["seen"]) == 9

@@ -954,7 +954,10 @@ class Engine:
         before, state.reads_before = state.reads_before, None
         observer = self.observer
         observer.paused = True
-        quiet_reads = None
+        # The tutor's own reads of tensors must not reach the user's modes:
+        # the check that nothing happened scans the names too.
+        quiet_reads = ag.hidden_from_user_modes()
+        quiet_reads.__enter__()
         try:
             iteration = self._counts.get((state.code_key, state.code.co_filename, stmt.start), 1)
             output = self._take_output()
@@ -978,9 +981,6 @@ class Engine:
                 self._globals_after(state, frame)
                 return
             self._scope_types.pop(state.key, None)
-            # The tutor's own reads of tensors must not reach the user's modes.
-            quiet_reads = ag.hidden_from_user_modes()
-            quiet_reads.__enter__()
             namespace = scope if state.is_module else self._namespace_of(frame, state, own, layout_key)
             if isinstance(returning, torch.Tensor) and returning.grad_fn is not None:
                 # Nodes only reachable from a return value belong to this line.
@@ -1104,8 +1104,7 @@ class Engine:
             if self.on_step is not None:
                 self.on_step(step)
         finally:
-            if quiet_reads is not None:
-                quiet_reads.__exit__(None, None, None)
+            quiet_reads.__exit__(None, None, None)
             observer.paused = False
 
     def _running_lines(self, state: _Frame, frame: FrameType) -> set[int]:
