@@ -601,7 +601,8 @@ class Engine:
             # may have been bound to other tensors meanwhile.)
             self._stack.append(resumed)
             self.context.origin = resumed.origin
-            self._globals_after(resumed, frame, everything=True)
+            with ag.hidden_from_user_modes():  # (the tutor's reads of its globals' tensors)
+                self._globals_after(resumed, frame, everything=True)
             tracker = self._trackers.get(resumed.key)
             shared = code.co_cellvars + code.co_freevars
             if tracker is not None and shared:
