@@ -8,6 +8,7 @@ import re
 import stat
 
 import pytest
+import torch
 from prompt_toolkit.application import create_app_session
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
@@ -428,3 +429,36 @@ def test_anomaly_modes_forward_trace_shows_the_inputs_frames_only():
     trace = next(str(w.message) for w in caught if "Traceback of forward call" in str(w.message))
     files = re.findall(r'File "([^"]+)"', trace)
     assert files == ["<In [3]>", "<In [3]>"], trace
+
+
+def test_a_mode_the_learner_left_on_stays_on_and_sees_only_their_calls():
+    # As under python: a torch function mode entered without a with block
+    # stays on across inputs and sees the learner's torch calls, not the
+    # tutor's (its observer's reads while it handles a call, its commands').
+    session = ShellSession(ShellSettings(width=80))
+    session.execute(
+        "from torch.overrides import TorchFunctionMode\nseen = []\n"
+        "class Log(TorchFunctionMode):\n"
+        "    def __torch_function__(self, func, types, args=(), kwargs=None):\n"
+        "        seen.append(getattr(func, '__name__', str(func)))\n"
+        "        return func(*args, **(kwargs or {}))"
+    )
+    session.execute("x = torch.ones(3, requires_grad=True)\ny = (x * 2).sum()")
+    session.execute("log = Log()\nlog.__enter__()\nz = y * 3")
+    try:
+        for command in (":graph", ":ops", ":names"):
+            session.execute(command)
+        session.execute("w = z * 3")
+        calls = list(session.namespace["seen"])
+        on = torch._C._len_torch_function_stack()
+    finally:
+        session.execute("log.__exit__(None, None, None)")
+    plain: list[str] = []
+    log = session.namespace["Log"]()
+    session.namespace["seen"] = plain
+    with log:
+        z = session.namespace["y"] * 3
+        z * 3
+    assert calls == plain and len(plain) == 2, (calls, plain)
+    assert on == 1  # (the learner's mode, between inputs: the tutor's is off)
+    assert torch._C._len_torch_function_stack() == 0

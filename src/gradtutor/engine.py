@@ -513,14 +513,14 @@ class Engine:
     def _observer_on(self) -> Iterator[None]:
         """The observer's torch function mode, on for the block unless the
         program took over tracing (see ``_hand_over``), which takes it off."""
-        self.observer.__enter__()
+        _put_under(self.observer)
         self._observer_pushed = True
         try:
             yield
         finally:
             if self._observer_pushed:
                 self._observer_pushed = False
-                self.observer.__exit__(None, None, None)
+                _take_off(self.observer)
 
     @contextmanager
     def _trace_functions_for_the_program(self) -> Iterator[None]:
@@ -561,16 +561,18 @@ class Engine:
         self.tracer.leave(frame)
         self._finish_all()
         self.observer.paused = True
-        count = torch._C._len_torch_function_stack()
-        if self._observer_pushed and count and torch._C._get_function_stack_at(count - 1) is self.observer:
+        if self._observer_pushed:
             self._observer_pushed = False
-            self.observer.__exit__(None, None, None)
+            _take_off(self.observer)
 
     def snapshot_now(self) -> Snapshot:
-        """The module namespace as it is now, without counting as a step."""
-        return self.snapshotter.take(
-            self.namespace, origin=ag.UNKNOWN_ORIGIN, frame_key=id(self.namespace), remember=False
-        )
+        """The module namespace as it is now, without counting as a step (a
+        mode the program left on, ``mode.__enter__()`` in the shell, does not
+        see the tutor's reads)."""
+        with ag.hidden_from_user_modes():
+            return self.snapshotter.take(
+                self.namespace, origin=ag.UNKNOWN_ORIGIN, frame_key=id(self.namespace), remember=False
+            )
 
     # ---- tracing ------------------------------------------------------------
     def _global_trace(self, frame: FrameType, event: str, arg: Any) -> Any:
@@ -1550,6 +1552,32 @@ _CALLED_FOR_JVP = frozenset(
 
 def _mode_stack() -> list[Any]:
     return [torch._C._get_function_stack_at(i) for i in range(torch._C._len_torch_function_stack())]
+
+
+def _put_under(mode: Any) -> None:
+    """Put ``mode`` on the torch function mode stack under the modes on it
+    already: a mode the program left on (``log.__enter__()`` in an earlier
+    shell input) sees the program's calls first, as it would under python,
+    and none of the reads ``mode`` makes while it handles one."""
+    others = []
+    while torch._C._len_torch_function_stack():
+        others.append(torch._C._pop_torch_function_stack())
+    mode.__enter__()
+    for other in reversed(others):
+        torch._C._push_on_torch_function_stack(other)
+
+
+def _take_off(mode: Any) -> None:
+    """Take ``mode`` off the torch function mode stack wherever it is: the
+    modes the program put on above it and left on stay on, in their order."""
+    above = []
+    while torch._C._len_torch_function_stack():
+        top = torch._C._pop_torch_function_stack()
+        if top is mode:
+            break
+        above.append(top)
+    for other in reversed(above):
+        torch._C._push_on_torch_function_stack(other)
 
 
 def _observe_again(observer: Any) -> bool:
