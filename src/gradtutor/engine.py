@@ -957,10 +957,7 @@ class Engine:
         before, state.reads_before = state.reads_before, None
         observer = self.observer
         observer.paused = True
-        # The tutor's own reads of tensors must not reach the user's modes:
-        # the check that nothing happened scans the names too.
-        quiet_reads = ag.hidden_from_user_modes()
-        quiet_reads.__enter__()
+        quiet_reads = None
         try:
             iteration = self._counts.get((state.code_key, state.code.co_filename, stmt.start), 1)
             output = self._take_output()
@@ -984,6 +981,9 @@ class Engine:
                 self._globals_after(state, frame)
                 return
             self._scope_types.pop(state.key, None)
+            # The tutor's own reads of tensors must not reach the user's modes.
+            quiet_reads = ag.hidden_from_user_modes()
+            quiet_reads.__enter__()
             namespace = scope if state.is_module else self._namespace_of(frame, state, own, layout_key)
             if isinstance(returning, torch.Tensor) and returning.grad_fn is not None:
                 # Nodes only reachable from a return value belong to this line.
@@ -1107,7 +1107,8 @@ class Engine:
             if self.on_step is not None:
                 self.on_step(step)
         finally:
-            quiet_reads.__exit__(None, None, None)
+            if quiet_reads is not None:
+                quiet_reads.__exit__(None, None, None)
             observer.paused = False
 
     def _running_lines(self, state: _Frame, frame: FrameType) -> set[int]:
@@ -1303,7 +1304,9 @@ class Engine:
                 return True
             self._scope_types.pop(state.key, None)
         seen = 0
-        for name, value in scope.scan().tensors:
+        with ag.hidden_from_user_modes():  # (the scan reads the tensors: the program's modes must not see it)
+            tensors = scope.scan().tensors
+        for name, value in tensors:
             old = bound.get(name)
             if old is None or old.ref() is not value:
                 return False
