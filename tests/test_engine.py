@@ -1350,3 +1350,33 @@ def test_a_torch_function_mode_of_the_program_sees_its_calls_only():
     engine, result = run_source(source)
     assert result.exception is None
     assert engine.namespace["seen"] == plain["seen"] and "backward" in plain["seen"]
+
+
+def test_a_tensor_subclass_of_the_program_sees_its_calls_only():
+    # A subclass with a __torch_function__ of its own sees each torch call
+    # made on its tensors, as python makes them: not the tutor's reads of
+    # their grad_fn while it observes those calls, nor its reads for a
+    # backward or an optimizer step through them.
+    source = "\n".join([
+        "import torch",
+        "seen = []",
+        "class Logged(torch.Tensor):",
+        "    @classmethod",
+        "    def __torch_function__(cls, func, types, args=(), kwargs=None):",
+        "        seen.append(getattr(func, '__name__', str(func)))",
+        "        return super().__torch_function__(func, types, args, kwargs or {})",
+        "w = torch.ones(3, requires_grad=True)",
+        "opt = torch.optim.SGD([w], lr=0.1)",
+        "x = torch.ones(3).as_subclass(Logged)",
+        "for i in range(6):",
+        "    y = (x * w).sum()",
+        "    opt.zero_grad()",
+        "    y.backward()",
+        "    opt.step()",
+        "    s = 'a' if i % 2 else 1",
+    ])
+    plain: dict = {}
+    exec(compile(source, "<plain>", "exec"), plain)
+    engine, result = run_source(source)
+    assert result.exception is None
+    assert engine.namespace["seen"] == plain["seen"] and "backward" in plain["seen"]

@@ -169,6 +169,14 @@ _PYTHON = object()
 _grad_enabled = torch.is_grad_enabled
 _gettrace = sys.gettrace
 _settrace = sys.settrace
+# The observer's own reads of a tensor subclass's attributes (its grad_fn,
+# is_leaf...) would reach the subclass's __torch_function__, as calls the
+# program never made: they are made with subclass dispatch off, where it was
+# on, and the program's own call with it on again (see CallObserver._run).
+_dispatching_to_subclasses = torch._C._is_torch_function_enabled
+_NoSubclassDispatch = torch._C.DisableTorchFunctionSubclass
+_SubclassDispatch = torch._C._EnableTorchFunction
+_EXACT_TENSORS = (torch.Tensor, torch.nn.Parameter)  # (a Parameter dispatches nothing)
 _VERSION_RE = re.compile(r"is at version (\d+)")
 _SHAPE_RE = re.compile(r"\[torch\.\w+ \[([\d, ]*)\]\]")
 # "..., which is output 0 of Sigmoid, ..." (older torch: "of SigmoidBackward0"):
@@ -415,6 +423,9 @@ class CallObserver(TorchFunctionMode):
         self._signatures: dict[Any, tuple[tuple[str, ...] | None, frozenset[str]]] = {}
         self._kinds: dict[Any, Any] = {}
         self._trace: Any = None  # the stepper's trace function, off while a handler runs
+        # Subclass dispatch turned off around a handler's bookkeeping: the
+        # program's call it makes (``_run``) turns it on again.
+        self._quieted = False
         # The outcome of the call being observed: [done, result, error] (calls
         # nest: hooks, custom Functions). See __torch_function__.
         self._call: list[Any] | None = None
@@ -475,7 +486,11 @@ class CallObserver(TorchFunctionMode):
             # A read of .grad (an optimizer reads every parameter's): only a
             # non-leaf's that keeps none is anything to the tutor.
             try:
-                plain_read = args[0].is_leaf or args[0].retains_grad
+                if type(args[0]) in _EXACT_TENSORS or not _dispatching_to_subclasses():
+                    plain_read = args[0].is_leaf or args[0].retains_grad
+                else:
+                    with _NoSubclassDispatch():
+                        plain_read = args[0].is_leaf or args[0].retains_grad
             except Exception:
                 plain_read = False
             if plain_read:
@@ -494,6 +509,10 @@ class CallObserver(TorchFunctionMode):
             if trace is not None:
                 _settrace(None)
             outer, self._trace = self._trace, trace
+            quiet = _NoSubclassDispatch() if _dispatching_to_subclasses() else None
+            if quiet is not None:
+                quiet.__enter__()
+            outer_quieted, self._quieted = self._quieted, quiet is not None
             try:
                 if kind is _PYTHON:
                     if kwargs.get("inplace") is True:
@@ -519,8 +538,14 @@ class CallObserver(TorchFunctionMode):
                         del error  # no cycle through this frame, which the traceback holds
                 if call[0]:
                     return call[1]
+                if quiet is not None:
+                    with _SubclassDispatch():
+                        return func(*args, **kwargs)
                 return func(*args, **kwargs)
             finally:
+                self._quieted = outer_quieted
+                if quiet is not None:
+                    quiet.__exit__(None, None, None)
                 self._trace = outer
                 if trace is not None:
                     _settrace(trace)
@@ -528,6 +553,11 @@ class CallObserver(TorchFunctionMode):
         # The plain path, most calls: the program's call, then the tutor's
         # bookkeeping, which must never reach the program.
         out = func(*args, **kwargs)
+        quiet = (
+            _NoSubclassDispatch() if type(out) is not torch.Tensor and _dispatching_to_subclasses() else None
+        )  # (a subclass's result, or several: see _NoSubclassDispatch)
+        if quiet is not None:
+            quiet.__enter__()
         try:
             if not isinstance(out, (torch.Tensor, tuple, list)) or type(out) is torch.Size:
                 if type(out) in _READ_ONLY_RESULTS:
@@ -558,6 +588,9 @@ class CallObserver(TorchFunctionMode):
                     _settrace(trace)
         except Exception as exc:
             self._failed(exc)
+        finally:
+            if quiet is not None:
+                quiet.__exit__(None, None, None)
         return out
 
     def _failed(self, exc: BaseException) -> None:
@@ -572,15 +605,22 @@ class CallObserver(TorchFunctionMode):
         Its outcome is noted in the call's slot (see ``_recover``)."""
         call = self._call
         trace = self._trace
+        dispatch = _SubclassDispatch() if self._quieted else None
         try:
-            if trace is None:
-                out = func(*args, **kwargs)
-            else:
-                _settrace(trace)
-                try:
+            if dispatch is not None:
+                dispatch.__enter__()
+            try:
+                if trace is None:
                     out = func(*args, **kwargs)
-                finally:
-                    _settrace(None)
+                else:
+                    _settrace(trace)
+                    try:
+                        out = func(*args, **kwargs)
+                    finally:
+                        _settrace(None)
+            finally:
+                if dispatch is not None:
+                    dispatch.__exit__(None, None, None)
         except BaseException as exc:
             if call is not None:
                 call[2] = exc
