@@ -553,16 +553,16 @@ class CallObserver(TorchFunctionMode):
         # The plain path, most calls: the program's call, then the tutor's
         # bookkeeping, which must never reach the program.
         out = func(*args, **kwargs)
+        if not isinstance(out, (torch.Tensor, tuple, list)) or type(out) is torch.Size:
+            if type(out) in _READ_ONLY_RESULTS:
+                self.reads += 1
+            return out  # (None, a number, a flag, a shape: nothing the tutor notes)
         quiet = (
             _NoSubclassDispatch() if type(out) is not torch.Tensor and _dispatching_to_subclasses() else None
         )  # (a subclass's result, or several: see _NoSubclassDispatch)
         if quiet is not None:
             quiet.__enter__()
         try:
-            if not isinstance(out, (torch.Tensor, tuple, list)) or type(out) is torch.Size:
-                if type(out) in _READ_ONLY_RESULTS:
-                    self.reads += 1
-                return out  # (None, a number, a flag, a shape: nothing the tutor notes)
             no_grad = not _grad_enabled() and not self.in_backward
             if not no_grad and isinstance(out, torch.Tensor):
                 # A tensor whose node this registry tagged already, the usual
