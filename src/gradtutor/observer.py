@@ -171,12 +171,21 @@ _gettrace = sys.gettrace
 _settrace = sys.settrace
 # The observer's own reads of a tensor subclass's attributes (its grad_fn,
 # is_leaf...) would reach the subclass's __torch_function__, as calls the
-# program never made: they are made with subclass dispatch off, where it was
+# program never made: when a call involves such a subclass (torch passes its
+# type in ``types``), they are made with subclass dispatch off, where it was
 # on, and the program's own call with it on again (see CallObserver._run).
 _dispatching_to_subclasses = torch._C._is_torch_function_enabled
 _NoSubclassDispatch = torch._C.DisableTorchFunctionSubclass
 _SubclassDispatch = torch._C._EnableTorchFunction
-_EXACT_TENSORS = (torch.Tensor, torch.nn.Parameter)  # (a Parameter dispatches nothing)
+
+
+def _quiet_for(types: Any) -> Any:
+    """A context that keeps the observer's reads from the subclasses of
+    ``types`` (a mode's ``types``: empty, or ``(Tensor,)``, for plain
+    tensors), or None when there is none to keep them from."""
+    if not types or len(types) == 1 and types[0] is torch.Tensor or not _dispatching_to_subclasses():
+        return None
+    return _NoSubclassDispatch()
 _VERSION_RE = re.compile(r"is at version (\d+)")
 _SHAPE_RE = re.compile(r"\[torch\.\w+ \[([\d, ]*)\]\]")
 # "..., which is output 0 of Sigmoid, ..." (older torch: "of SigmoidBackward0"):
@@ -486,10 +495,12 @@ class CallObserver(TorchFunctionMode):
             # A read of .grad (an optimizer reads every parameter's): only a
             # non-leaf's that keeps none is anything to the tutor.
             try:
-                if type(args[0]) in _EXACT_TENSORS or not _dispatching_to_subclasses():
+                # (inline for plain tensors: a call here is a traced call)
+                quiet = None if not types or len(types) == 1 and types[0] is torch.Tensor else _quiet_for(types)
+                if quiet is None:
                     plain_read = args[0].is_leaf or args[0].retains_grad
                 else:
-                    with _NoSubclassDispatch():
+                    with quiet:
                         plain_read = args[0].is_leaf or args[0].retains_grad
             except Exception:
                 plain_read = False
@@ -509,7 +520,7 @@ class CallObserver(TorchFunctionMode):
             if trace is not None:
                 _settrace(None)
             outer, self._trace = self._trace, trace
-            quiet = _NoSubclassDispatch() if _dispatching_to_subclasses() else None
+            quiet = _quiet_for(types)
             if quiet is not None:
                 quiet.__enter__()
             outer_quieted, self._quieted = self._quieted, quiet is not None
@@ -557,9 +568,7 @@ class CallObserver(TorchFunctionMode):
             if type(out) in _READ_ONLY_RESULTS:
                 self.reads += 1
             return out  # (None, a number, a flag, a shape: nothing the tutor notes)
-        quiet = (
-            _NoSubclassDispatch() if type(out) is not torch.Tensor and _dispatching_to_subclasses() else None
-        )  # (a subclass's result, or several: see _NoSubclassDispatch)
+        quiet = None if not types or len(types) == 1 and types[0] is torch.Tensor else _quiet_for(types)
         if quiet is not None:
             quiet.__enter__()
         try:
