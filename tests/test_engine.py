@@ -1313,6 +1313,16 @@ def test_a_torch_func_transform_s_own_tensors_are_not_drawn_as_the_program_s(tmp
         assert step["events"] == [], step["events"]
 
 
+def assert_seen_as_under_python(source: str) -> None:
+    """The calls the program's logger (``seen``) saw under the tutor are
+    those it sees under python, a backward among them."""
+    plain: dict = {}
+    exec(compile(source, "<plain>", "exec"), plain)
+    engine, result = run_source(source)
+    assert result.exception is None
+    assert engine.namespace["seen"] == plain["seen"] and "backward" in plain["seen"]
+
+
 def test_a_torch_function_mode_of_the_program_sees_its_calls_only():
     # The tutor reads the program's tensors at every step (is it a view, has
     # it a node): those reads go past the program's own modes, on a loop step
@@ -1345,11 +1355,7 @@ def test_a_torch_function_mode_of_the_program_sees_its_calls_only():
         "        loss.backward()",
         "        opt.step()",
     ])
-    plain: dict = {}
-    exec(compile(source, "<plain>", "exec"), plain)
-    engine, result = run_source(source)
-    assert result.exception is None
-    assert engine.namespace["seen"] == plain["seen"] and "backward" in plain["seen"]
+    assert_seen_as_under_python(source)
 
 
 def test_a_tensor_subclass_of_the_program_sees_its_calls_only():
@@ -1375,8 +1381,4 @@ def test_a_tensor_subclass_of_the_program_sees_its_calls_only():
         "    opt.step()",
         "    s = 'a' if i % 2 else 1",
     ])
-    plain: dict = {}
-    exec(compile(source, "<plain>", "exec"), plain)
-    engine, result = run_source(source)
-    assert result.exception is None
-    assert engine.namespace["seen"] == plain["seen"] and "backward" in plain["seen"]
+    assert_seen_as_under_python(source)
