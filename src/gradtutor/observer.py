@@ -177,15 +177,15 @@ _settrace = sys.settrace
 _dispatching_to_subclasses = torch._C._is_torch_function_enabled
 _NoSubclassDispatch = torch._C.DisableTorchFunctionSubclass
 _SubclassDispatch = torch._C._EnableTorchFunction
+# A mode's ``types`` for a call on plain tensors (and parameters) only.
+_PLAIN_TYPES = ((), (torch.Tensor,))
 
 
-def _quiet_for(types: Any) -> Any:
-    """A context that keeps the observer's reads from the subclasses of
-    ``types`` (a mode's ``types``: empty, or ``(Tensor,)``, for plain
-    tensors), or None when there is none to keep them from."""
-    if not types or len(types) == 1 and types[0] is torch.Tensor or not _dispatching_to_subclasses():
-        return None
-    return _NoSubclassDispatch()
+def _quiet() -> Any:
+    """For a call that involves a subclass (``types`` not plain): a context
+    that keeps the observer's reads from it, or None when subclass dispatch
+    is off already."""
+    return _NoSubclassDispatch() if _dispatching_to_subclasses() else None
 _VERSION_RE = re.compile(r"is at version (\d+)")
 _SHAPE_RE = re.compile(r"\[torch\.\w+ \[([\d, ]*)\]\]")
 # "..., which is output 0 of Sigmoid, ..." (older torch: "of SigmoidBackward0"):
@@ -495,8 +495,7 @@ class CallObserver(TorchFunctionMode):
             # A read of .grad (an optimizer reads every parameter's): only a
             # non-leaf's that keeps none is anything to the tutor.
             try:
-                # (inline for plain tensors: a call here is a traced call)
-                quiet = None if not types or len(types) == 1 and types[0] is torch.Tensor else _quiet_for(types)
+                quiet = None if types in _PLAIN_TYPES else _quiet()  # (a call here is a traced call)
                 if quiet is None:
                     plain_read = args[0].is_leaf or args[0].retains_grad
                 else:
@@ -520,7 +519,7 @@ class CallObserver(TorchFunctionMode):
             if trace is not None:
                 _settrace(None)
             outer, self._trace = self._trace, trace
-            quiet = _quiet_for(types)
+            quiet = None if types in _PLAIN_TYPES else _quiet()
             if quiet is not None:
                 quiet.__enter__()
             outer_quieted, self._quieted = self._quieted, quiet is not None
@@ -568,7 +567,7 @@ class CallObserver(TorchFunctionMode):
             if type(out) in _READ_ONLY_RESULTS:
                 self.reads += 1
             return out  # (None, a number, a flag, a shape: nothing the tutor notes)
-        quiet = None if not types or len(types) == 1 and types[0] is torch.Tensor else _quiet_for(types)
+        quiet = None if types in _PLAIN_TYPES else _quiet()
         if quiet is not None:
             quiet.__enter__()
         try:
@@ -615,25 +614,24 @@ class CallObserver(TorchFunctionMode):
         call = self._call
         trace = self._trace
         dispatch = _SubclassDispatch() if self._quieted else None
+        if dispatch is not None:
+            dispatch.__enter__()
         try:
-            if dispatch is not None:
-                dispatch.__enter__()
-            try:
-                if trace is None:
+            if trace is None:
+                out = func(*args, **kwargs)
+            else:
+                _settrace(trace)
+                try:
                     out = func(*args, **kwargs)
-                else:
-                    _settrace(trace)
-                    try:
-                        out = func(*args, **kwargs)
-                    finally:
-                        _settrace(None)
-            finally:
-                if dispatch is not None:
-                    dispatch.__exit__(None, None, None)
+                finally:
+                    _settrace(None)
         except BaseException as exc:
             if call is not None:
                 call[2] = exc
             raise
+        finally:
+            if dispatch is not None:
+                dispatch.__exit__(None, None, None)
         if call is not None:
             call[0], call[1] = True, out
         return out
