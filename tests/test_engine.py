@@ -1313,14 +1313,14 @@ def test_a_torch_func_transform_s_own_tensors_are_not_drawn_as_the_program_s(tmp
         assert step["events"] == [], step["events"]
 
 
-def assert_seen_as_under_python(source: str) -> None:
+def assert_seen_as_under_python(source: str, among: tuple[str, ...] = ("backward",)) -> None:
     """The calls the program's logger (``seen``) saw under the tutor are
-    those it sees under python, a backward among them."""
+    those it sees under python, the calls named ``among`` among them."""
     plain: dict = {}
     exec(compile(source, "<plain>", "exec"), plain)
     engine, result = run_source(source)
     assert result.exception is None
-    assert engine.namespace["seen"] == plain["seen"] and "backward" in plain["seen"]
+    assert engine.namespace["seen"] == plain["seen"] and set(among) <= set(plain["seen"])
 
 
 def test_a_torch_function_mode_of_the_program_sees_its_calls_only():
@@ -1382,3 +1382,34 @@ def test_a_tensor_subclass_of_the_program_sees_its_calls_only():
         "    s = 'a' if i % 2 else 1",
     ])
     assert_seen_as_under_python(source)
+
+
+def test_a_parameter_subclass_of_the_program_sees_its_calls_only():
+    # Calls on parameters need no quieting (nn.Parameter leaves them to
+    # torch), but a subclass of Parameter with a __torch_function__ of its
+    # own, beside plain parameters and a subclass that keeps Tensor's, sees
+    # only the program's calls: the optimizer's reads of its .grad, and
+    # the tutor's reads of it as it observes them, are told apart.
+    source = "\n".join([
+        "import torch",
+        "seen = []",
+        "class LoggedParameter(torch.nn.Parameter):",
+        "    @classmethod",
+        "    def __torch_function__(cls, func, types, args=(), kwargs=None):",
+        "        seen.append(getattr(func, '__name__', str(func)))",
+        "        return super().__torch_function__(func, types, args, kwargs or {})",
+        "class Quiet(torch.Tensor):",
+        "    pass",
+        "w = LoggedParameter(torch.ones(3))",
+        "b = torch.nn.Parameter(torch.zeros(3))",
+        "opt = torch.optim.SGD([w, b], lr=0.1)",
+        "x = torch.ones(3).as_subclass(Quiet)",
+        "for i in range(6):",
+        "    y = (x * w + b).sum()",
+        "    opt.zero_grad()",
+        "    y.backward()",
+        "    w.grad",
+        "    opt.step()",
+    ])
+    # (its own calls: the .grad reads and zero_grad's sets, the step's add_)
+    assert_seen_as_under_python(source, among=("__get__", "__set__", "add_"))

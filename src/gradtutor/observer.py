@@ -177,8 +177,30 @@ _settrace = sys.settrace
 _dispatching_to_subclasses = torch._C._is_torch_function_enabled
 _NoSubclassDispatch = torch._C.DisableTorchFunctionSubclass
 _SubclassDispatch = torch._C._EnableTorchFunction
-# A mode's ``types`` for a call on plain tensors (and parameters) only.
-_PLAIN_TYPES = ((), (torch.Tensor,))
+# A mode's ``types`` for a call no subclass's own __torch_function__ would
+# see: of plain tensors, parameters (torch names nn.Parameter, whose
+# __torch_function__ is torch's disabled one) or subclasses that keep
+# Tensor's. Learnt per tuple (see _plain_types); an optimizer's reads of
+# .grad are all ``(Parameter,)``.
+_PLAIN_TYPES: set[Any] = {(), (torch.Tensor,), (torch.nn.Parameter,)}
+_TENSOR_TORCH_FUNCTION = torch.Tensor.__torch_function__.__func__  # type: ignore[attr-defined]
+
+
+def _plain_types(types: Any) -> bool:
+    """Do the types of a call all leave it to torch (see _PLAIN_TYPES)? A
+    plain tuple is remembered (up to a bound: classes may be made on the fly)."""
+    try:
+        for cls in types:
+            handler = getattr(cls, "__torch_function__", None)
+            if handler is not torch._C._disabled_torch_function_impl and (
+                getattr(handler, "__func__", None) is not _TENSOR_TORCH_FUNCTION
+            ):
+                return False
+        if len(_PLAIN_TYPES) < 1024:
+            _PLAIN_TYPES.add(types)
+    except Exception:  # types torch never passes (unhashable, not classes): quieted
+        return False
+    return True
 
 
 def _quiet() -> Any:
@@ -495,7 +517,7 @@ class CallObserver(TorchFunctionMode):
             # A read of .grad (an optimizer reads every parameter's): only a
             # non-leaf's that keeps none is anything to the tutor.
             try:
-                quiet = None if types in _PLAIN_TYPES else _quiet()  # (a call here is a traced call)
+                quiet = None if types in _PLAIN_TYPES or _plain_types(types) else _quiet()  # (a call here is a traced call)
                 if quiet is None:
                     plain_read = args[0].is_leaf or args[0].retains_grad
                 else:
@@ -519,7 +541,7 @@ class CallObserver(TorchFunctionMode):
             if trace is not None:
                 _settrace(None)
             outer, self._trace = self._trace, trace
-            quiet = None if types in _PLAIN_TYPES else _quiet()
+            quiet = None if types in _PLAIN_TYPES or _plain_types(types) else _quiet()
             if quiet is not None:
                 quiet.__enter__()
             outer_quieted, self._quieted = self._quieted, quiet is not None
@@ -567,7 +589,7 @@ class CallObserver(TorchFunctionMode):
             if type(out) in _READ_ONLY_RESULTS:
                 self.reads += 1
             return out  # (None, a number, a flag, a shape: nothing the tutor notes)
-        quiet = None if types in _PLAIN_TYPES else _quiet()
+        quiet = None if types in _PLAIN_TYPES or _plain_types(types) else _quiet()
         if quiet is not None:
             quiet.__enter__()
         try:
