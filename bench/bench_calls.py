@@ -37,22 +37,15 @@ import time
 import types
 from typing import Any
 
+from bench_loops import MLP
+
 ITERATIONS = 1500
 WARM = 20
 # The tutor's handling of its trace events in the program's lines: the ends
 # of steps, mostly (a step ends at the next line's event).
 _LINES = "(the program's lines: step ends)"
 
-PROGRAM = """
-import torch
-import _bench_calls as bench
-torch.manual_seed(0)
-model = torch.nn.Sequential(torch.nn.Linear(32, 128), torch.nn.ReLU(), torch.nn.Linear(128, 128),
-                            torch.nn.ReLU(), torch.nn.Linear(128, 10))
-opt = torch.optim.SGD(model.parameters(), lr=0.01)
-x = torch.randn(64, 32)
-t = torch.randint(0, 10, (64,))
-for i in range({iterations}):
+PROGRAM = "import _bench_calls as bench" + MLP + """for i in range({iterations}):
     if i == {warm}:
         bench.start()
     opt.zero_grad()
