@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+import traceback
 from pathlib import Path
 
 import pytest
@@ -1413,3 +1414,28 @@ def test_a_parameter_subclass_of_the_program_sees_its_calls_only():
     ])
     # (its own calls: the .grad reads and zero_grad's sets, the step's add_)
     assert_seen_as_under_python(source, among=("__get__", "__set__", "add_"))
+
+
+def test_a_subclass_whose_class_cannot_be_hashed_fails_as_under_python():
+    # torch itself cannot dispatch a backward on such a class; the tutor's
+    # look at the classes of each call must not fail first, and elsewhere.
+    source = "\n".join([
+        "import torch",
+        "class Meta(type(torch.Tensor)):",
+        "    def __eq__(cls, other):",
+        "        return cls is other",
+        "    __hash__ = None",
+        "class Odd(torch.Tensor, metaclass=Meta):",
+        "    pass",
+        "w = torch.ones(3, requires_grad=True)",
+        "x = torch.ones(3).as_subclass(Odd)",
+        "y = (x * w).sum()",
+        "y.backward()",
+    ])
+    with pytest.raises(TypeError) as plain:
+        exec(compile(source, "<plain>", "exec"), {})
+    engine, result = run_source(source)
+    assert type(result.exception) is TypeError and str(result.exception) == str(plain.value)
+    assert result.exception.__traceback__ is not None
+    lines = [entry.lineno for entry in traceback.extract_tb(result.exception.__traceback__) if entry.filename == "<test>"]
+    assert lines == [11]

@@ -178,27 +178,31 @@ _dispatching_to_subclasses = torch._C._is_torch_function_enabled
 _NoSubclassDispatch = torch._C.DisableTorchFunctionSubclass
 _SubclassDispatch = torch._C._EnableTorchFunction
 # A mode's ``types`` for a call no subclass's own __torch_function__ would
-# see: of plain tensors, parameters (torch names nn.Parameter, whose
-# __torch_function__ is torch's disabled one) or subclasses that keep
-# Tensor's. Learnt per tuple (see _plain_types); an optimizer's reads of
-# .grad are all ``(Parameter,)``.
-_PLAIN_TYPES: set[Any] = {(), (torch.Tensor,), (torch.nn.Parameter,)}
+# see: of plain tensors, or parameters (torch names nn.Parameter, whose
+# __torch_function__ is torch's disabled one: an optimizer's reads of .grad
+# are all ``(Parameter,)``). Looked through without hashing; other tuples
+# whose classes leave calls to torch are learnt (see _plain_types).
+_PLAIN_TYPES = ((), (torch.Tensor,), (torch.nn.Parameter,))
+_LEARNT_PLAIN: set[Any] = set()
 _TENSOR_TORCH_FUNCTION = torch.Tensor.__torch_function__.__func__  # type: ignore[attr-defined]
 
 
 def _plain_types(types: Any) -> bool:
-    """Do the types of a call all leave it to torch (see _PLAIN_TYPES)? A
-    plain tuple is remembered (up to a bound: classes may be made on the fly)."""
+    """Do the classes of ``types`` all leave a call to torch (its disabled
+    __torch_function__, or Tensor's own), as ``_PLAIN_TYPES``'s do? A plain
+    tuple is remembered (up to a bound: classes may be made on the fly)."""
     try:
+        if types in _LEARNT_PLAIN:
+            return True
         for cls in types:
             handler = getattr(cls, "__torch_function__", None)
             if handler is not torch._C._disabled_torch_function_impl and (
                 getattr(handler, "__func__", None) is not _TENSOR_TORCH_FUNCTION
             ):
                 return False
-        if len(_PLAIN_TYPES) < 1024:
-            _PLAIN_TYPES.add(types)
-    except Exception:  # types torch never passes (unhashable, not classes): quieted
+        if len(_LEARNT_PLAIN) < 1024:
+            _LEARNT_PLAIN.add(types)
+    except Exception:  # (a class that cannot be hashed: quieted, as any subclass)
         return False
     return True
 
