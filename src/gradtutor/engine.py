@@ -576,8 +576,8 @@ class Engine:
 
     # ---- tracing ------------------------------------------------------------
     def _global_trace(self, frame: FrameType, event: str, arg: Any) -> Any:
-        # A call in one of the user's files (see _global_trace_of).
-        if event != "call" or frame.f_code.co_filename not in self._indexes or self.in_child:
+        # A call in one of the user's files (_global_trace_of looked).
+        if event != "call" or self.in_child:
             return None
         try:
             return self._start_frame(frame)

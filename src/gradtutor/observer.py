@@ -212,6 +212,8 @@ def _quiet() -> Any:
     that keeps the observer's reads from it, or None when subclass dispatch
     is off already."""
     return _NoSubclassDispatch() if _dispatching_to_subclasses() else None
+
+
 _VERSION_RE = re.compile(r"is at version (\d+)")
 _SHAPE_RE = re.compile(r"\[torch\.\w+ \[([\d, ]*)\]\]")
 # "..., which is output 0 of Sigmoid, ..." (older torch: "of SigmoidBackward0"):
