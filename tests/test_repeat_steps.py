@@ -497,12 +497,40 @@ for t in range(20):
 
 def test_the_end_of_a_with_block_repeats_its_hidden_runs_apart_from_the_with_statement(tmp_path, monkeypatch):
     # Line 8 runs twice an iteration: entering no_grad, and its end, after
-    # line 10 (a step of its own). The ends repeat the ends' hidden runs,
-    # kept apart from the statement's; the narration is the same as when
-    # every step is detected in full.
+    # line 10 (a step of its own). With its switches of grad mode counted
+    # as calls that may change something, the ends repeat the ends' hidden
+    # runs, kept apart from the statement's; the narration is the same as
+    # when every step is detected in full.
+    monkeypatch.setattr(observer, "_SET_GRAD_ENABLED", None)
     passed = narrated_both_ways_noting_repeats(tmp_path / "manual_sgd.py", MANUAL_SGD, monkeypatch)
     ends = [where for where, leaving in passed if leaving]
     assert len(ends) >= 10 and all(where[1] == 8 and len(where) == 3 for where in ends)
+
+
+def test_entering_and_leaving_no_grad_is_let_pass_as_a_step_that_did_nothing(tmp_path, monkeypatch):
+    # Turning grad mode off and on changes no graph, gradient or record:
+    # past the first iterations both ends of line 8 are let pass without a
+    # detection, and the narration is the one told when they count as calls
+    # that may have changed something.
+    path = tmp_path / "manual_sgd.py"
+    path.write_text(MANUAL_SGD, encoding="utf-8")
+    let_pass: list[tuple[int, bool]] = []
+    real = Engine._nothing_happened
+
+    def noting(self, own, scope, state):
+        found = real(self, own, scope, state)
+        if found:
+            let_pass.append((state.stmt.start, state.leaving))
+        return found
+
+    monkeypatch.setattr(Engine, "_nothing_happened", noting)
+    monkeypatch.chdir(tmp_path)
+    fast = explain_json(path)
+    assert let_pass.count((8, False)) >= 10 and let_pass.count((8, True)) >= 10
+    monkeypatch.setattr(observer, "_SET_GRAD_ENABLED", None)
+    let_pass.clear()
+    assert explain_json(path) == fast
+    assert not [where for where in let_pass if where[0] == 8]
 
 
 ONE_HOT = """\

@@ -165,6 +165,10 @@ _PLAIN = object()  # kinds of torch function: see CallObserver._classify
 # What a plain call returns when it only reads a tensor (x.shape, x.size(),
 # x.item(), x.dtype): it changed no graph, gradient or record.
 _READ_ONLY_RESULTS = frozenset({int, float, bool, torch.Size, torch.dtype, torch.device})
+# Turns grad mode on or off (no_grad, enable_grad, set_grad_enabled, entered
+# and left): it changes no graph, gradient or record either. What the calls
+# made under it do is seen at those calls.
+_SET_GRAD_ENABLED = torch._C._set_grad_enabled
 _PYTHON = object()
 _grad_enabled = torch.is_grad_enabled
 _gettrace = sys.gettrace
@@ -424,7 +428,9 @@ class CallObserver(TorchFunctionMode):
         # running: id -> the tensor, weakly (see _no_grad_outputs).
         self._no_grad_made: dict[int, weakref.ref[torch.Tensor]] = {}
         self.calls = 0  # torch calls seen: a step that made none changed no graph
-        self.reads = 0  # those of them that only read a tensor (see _READ_ONLY_RESULTS)
+        # Those of them that only read a tensor (see _READ_ONLY_RESULTS) or
+        # switched grad mode: they changed nothing the tutor reports.
+        self.reads = 0
         # Custom Function backwards running (see Engine._start_frame): autograd
         # records nothing there by design, which is not the user's no_grad.
         self.in_backward = 0
@@ -592,7 +598,7 @@ class CallObserver(TorchFunctionMode):
         # bookkeeping, which must never reach the program.
         out = func(*args, **kwargs)
         if not isinstance(out, (torch.Tensor, tuple, list)) or type(out) is torch.Size:
-            if type(out) in _READ_ONLY_RESULTS:
+            if type(out) in _READ_ONLY_RESULTS or func is _SET_GRAD_ENABLED:
                 self.reads += 1
             return out  # (None, a number, a flag, a shape: nothing the tutor notes)
         quiet = None if types in _PLAIN_TYPES or _plain_types(types) else _quiet()
