@@ -837,8 +837,25 @@ class Reach:
 
     def in_graph(self, node_id: str) -> bool:
         """``node_id`` is an input of a named tensor's graph that a backward
-        can still run through (see ``_live``)."""
-        return self._live(lambda tag: tag.node_id == node_id)
+        can still run through: ``_live`` asked of one node, in a loop of its
+        own (asked at every hidden step of a loop that binds a name anew,
+        of every tag of the named graphs when the answer is no)."""
+        seen: set[int] = set()
+        stack = [child for tag in self.roots.values() if not _freed(tag) for child in tag.children]
+        while stack:
+            tag = stack.pop()
+            serial = tag.serial
+            if serial in seen:
+                continue
+            seen.add(serial)
+            if tag.is_leaf:
+                if tag.node_id == node_id:
+                    return True
+            elif tag.saved != SAVED_FREED:  # type: ignore[union-attr]
+                if tag.node_id == node_id:
+                    return True
+                stack.extend(tag.children)
+        return False
 
     def reaches_tensor(self, ids: set[int], live: bool = True) -> bool:
         """Is a leaf tensor whose id is in ``ids`` an input of a named tensor's

@@ -1156,9 +1156,9 @@ class Engine:
             # (Not a rebinding: `tensor[i][j] = 1` in a function whose first
             # runs of it in each call met new names. Looked at as any step.)
             rebinding_looked = True
-        if not (
-            repeat_steps.names_as_bound(tracker, scope, self.registry)
-            and self.snapshotter.names_unchanged(namespace, state.key)
+        tagged = repeat_steps.names_as_bound(tracker, scope, self.registry)
+        if tagged is None or not self.snapshotter.names_unchanged(
+            namespace, state.key, tagged if namespace is scope else None,
         ):
             self._hidden_runs.setdefault(_runs_key(state), repeat_steps.FrameRuns()).rebound(where)
             if rebinding_looked:

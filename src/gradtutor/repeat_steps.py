@@ -205,25 +205,28 @@ def _key(fingerprinted: tuple[tuple[Any, ...], list[Any]]) -> tuple[Any, ...]:
     return found, tuple(map(id, objects))
 
 
-def names_as_bound(tracker: NameTracker | None, scope: Mapping[str, Any], registry: ag.TagRegistry) -> bool:
+def names_as_bound(
+    tracker: NameTracker | None, scope: Mapping[str, Any], registry: ag.TagRegistry,
+) -> list[tuple[str, torch.Tensor, Any]] | None:
     """Does every tracked tensor name of ``scope`` hold what ``tracker`` says it
     held after the frame's last step (the same tensor, in the same node), with
-    no name added or gone?"""
+    no name added or gone? If so, (name, tensor, tag) of each, as
+    ``TagRegistry.known_tags`` gives them; None if not."""
     if tracker is None:
-        return False
+        return None
     bound = tracker.bound
     tensors = scan_names(scope).tensors
     if len(tensors) != len(bound):
-        return False
+        return None
     for name, t in tensors:  # (the same tensors first: what a step usually changes)
         old = bound.get(name)
         if old is None or old.ref() is not t:
-            return False
-    for name, t in tensors:
-        tag = registry.known_tag(t)
+            return None
+    tagged = registry.known_tags(tensors)
+    for name, _, tag in tagged:
         if (tag.node_id if tag is not None else None) != bound[name].node:
-            return False
-    return modules_as_bound(tracker, scope)
+            return None
+    return tagged if modules_as_bound(tracker, scope) else None
 
 
 class Rebound(NamedTuple):

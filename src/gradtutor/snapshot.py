@@ -609,17 +609,22 @@ class Snapshotter:
                     alive.add(statement_group(node.step))
         return alive
 
-    def names_unchanged(self, namespace: Mapping[str, Any], frame_key: Any) -> bool:
+    def names_unchanged(
+        self, namespace: Mapping[str, Any], frame_key: Any,
+        tagged: list[tuple[str, torch.Tensor, Any]] | None = None,
+    ) -> bool:
         """Would a lite snapshot of ``namespace`` find every tensor name bound
         as at the frame's last step, none added or gone? Then it would change
-        nothing this snapshotter keeps for the frame."""
+        nothing this snapshotter keeps for the frame. ``tagged``: its tensor
+        names with their tags (``TagRegistry.known_tags``), when the caller
+        has them."""
         before = self._bound.get(frame_key)
         if before is None:
             return False
-        registry = self.registry
+        if tagged is None:
+            tagged = self.registry.known_tags(scan_names(namespace).tensors)
         count = 0
-        for name, t in scan_names(namespace).tensors:
-            tag = registry.known_tag(t)
+        for name, t, tag in tagged:
             if tag is None:
                 if t.requires_grad:
                     return False  # (a snapshot would tag it now)
