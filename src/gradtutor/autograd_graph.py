@@ -837,25 +837,8 @@ class Reach:
 
     def in_graph(self, node_id: str) -> bool:
         """``node_id`` is an input of a named tensor's graph that a backward
-        can still run through: ``_live`` asked of one node, in a loop of its
-        own (asked at every hidden step of a loop that binds a name anew,
-        of every tag of the named graphs when the answer is no)."""
-        seen: set[int] = set()
-        stack = [child for tag in self.roots.values() if not _freed(tag) for child in tag.children]
-        while stack:
-            tag = stack.pop()
-            serial = tag.serial
-            if serial in seen:
-                continue
-            seen.add(serial)
-            if tag.is_leaf:
-                if tag.node_id == node_id:
-                    return True
-            elif tag.saved != SAVED_FREED:  # type: ignore[union-attr]
-                if tag.node_id == node_id:
-                    return True
-                stack.extend(tag.children)
-        return False
+        can still run through (see ``_live``)."""
+        return self._live(node_id=node_id)
 
     def reaches_tensor(self, ids: set[int], live: bool = True) -> bool:
         """Is a leaf tensor whose id is in ``ids`` an input of a named tensor's
@@ -870,14 +853,18 @@ class Reach:
 
         return self._live(wanted, live)
 
-    def _live(self, wanted: Callable[[NodeTag | LeafTag], bool], cut: bool = True) -> bool:
-        """Is an input, direct or not, of the named tensors ``wanted``? Only
-        as far as a backward from them could go: not into a node whose saved
-        tensors a backward freed, nor below it. (Of a training loop's last
-        graph, run backward through and freed, nothing is still "in the
-        graph" for a name that moved on: nothing can use it again.)
-        ``cut=False``: all of them. Walked until the answer is known (a
-        loop, not generators: asked at every hidden step of a loop)."""
+    def _live(
+        self, wanted: Callable[[NodeTag | LeafTag], bool] | None = None, cut: bool = True, node_id: str | None = None,
+    ) -> bool:
+        """Is an input, direct or not, of the named tensors ``wanted`` (or,
+        without ``wanted``, the one of ``node_id``)? Only as far as a
+        backward from them could go: not into a node whose saved tensors a
+        backward freed, nor below it. (Of a training loop's last graph, run
+        backward through and freed, nothing is still "in the graph" for a
+        name that moved on: nothing can use it again.) ``cut=False``: all of
+        them. Walked until the answer is known (a loop, not generators, and
+        one node compared in it, not by a call per tag: asked at every
+        hidden step of a loop that binds a name anew)."""
         seen: set[int] = set()
         stack = [child for tag in self.roots.values() if not (cut and _freed(tag)) for child in tag.children]
         while stack:
@@ -888,7 +875,7 @@ class Reach:
             seen.add(serial)
             if cut and not tag.is_leaf and tag.saved == SAVED_FREED:  # type: ignore[union-attr]
                 continue
-            if wanted(tag):
+            if tag.node_id == node_id if wanted is None else wanted(tag):
                 return True
             stack.extend(tag.children)
         return False
