@@ -961,6 +961,53 @@ def test_node_tags_are_kept_beside_the_graph_and_go_when_their_nodes_go():
     assert len(registry.node_tags) < ag._FIRST_SWEEP and registry.sweep() == 0
 
 
+def test_a_node_known_dead_or_freed_is_out_of_reach_and_reach_answers_as_by_walking():
+    """A rebinding step asks whether the node a name held is still in the
+    graph, and whether the new graph grew from the last one: the registry
+    answers no at once for a node that died, or for one a backward freed
+    (a walk that stops at freed nodes never looks at it). Every answer is
+    the walk's, and the walk still answers for what is not known so."""
+    from gradtutor import autograd_graph as ag
+
+    registry = ag.TagRegistry()
+    origin = ag.Origin(1, 3, "y = x * 2")
+    x = torch.ones(2, requires_grad=True)
+
+    def tagged(t):
+        return registry.tag_graph(t.grad_fn, origin)
+
+    old = x * 2
+    old_tag = tagged(old)
+    new = old * 3
+    new_tag = tagged(new)
+    both = {new_tag.node_id: new_tag}
+
+    def answers(reach):
+        return reach.in_graph(old_tag.node_id), reach.grew_from(new_tag.node_id, old_tag.node_id)
+
+    # Alive and not freed: not known out of reach, found by the walk.
+    assert not registry.out_of_reach(old_tag.node_id, freed_too=True)
+    assert answers(ag.Reach(both, registry)) == answers(ag.Reach(both)) == (True, True)
+    # Freed by a backward: out of the live graph, still below the new node.
+    new.sum().backward()
+    assert registry.mark_freed([new.grad_fn], origin) >= 1 and old_tag.saved == ag.SAVED_FREED
+    assert registry.out_of_reach(old_tag.node_id, freed_too=True)
+    assert not registry.out_of_reach(old_tag.node_id)
+    assert answers(ag.Reach(both, registry)) == answers(ag.Reach(both)) == (False, True)
+    # Dead: neither, without a walk (a graph made anew does not hold it).
+    del old, new
+    again = (x * 2) * 3
+    again_tag = tagged(again)
+    assert registry.out_of_reach(old_tag.node_id)
+    fresh = {again_tag.node_id: again_tag}
+    assert ag.Reach(fresh, registry).in_graph(old_tag.node_id) is False
+    assert ag.Reach(fresh, registry).grew_from(again_tag.node_id, old_tag.node_id) is False
+    # A leaf's id, or a node of another registry's: not known, walked for.
+    leaf = registry.leaf_tag(x)
+    assert not registry.out_of_reach(leaf.node_id, freed_too=True)
+    assert ag.Reach(fresh, ag.TagRegistry()).in_graph(leaf.node_id) is True
+
+
 def test_output_kept_in_memory_is_read_once_and_in_order():
     # Without a usable fd 1 (here: sys.stdout replaced, as in a notebook) the
     # program's output goes to memory; each step takes only what is new.

@@ -334,6 +334,8 @@ class TagRegistry:
         self._leaves: dict[int, LeafTag] = {}
         # id(node.metadata) -> (that dict, the node's tag). See the module's docstring.
         self.node_tags: dict[int, tuple[dict[Any, Any], NodeTag]] = {}
+        # node id -> its tag, of the tags in ``node_tags`` (see ``out_of_reach``).
+        self._by_node_id: dict[str, NodeTag] = {}
         self._sweep_at = _FIRST_SWEEP
         # Which files are the program's (the engine's answer): set, the
         # forward traces anomaly mode keeps show the program's frames only.
@@ -344,6 +346,7 @@ class TagRegistry:
         table = self.node_tags
         table[id(meta)] = (meta, tag)
         tag.table_key = id(meta)
+        self._by_node_id[tag.node_id] = tag
         if len(table) >= self._sweep_at:
             self.sweep()
         return tag
@@ -356,11 +359,21 @@ class TagRegistry:
         entry = self.node_tags.get(tag.table_key)
         return entry is not None and entry[1] is tag and sys.getrefcount(entry[0]) > _ALONE
 
+    def out_of_reach(self, node_id: str, freed_too: bool = False) -> bool:
+        """Is the node of ``node_id`` known to be where no walk from a live
+        graph meets it: it died (a live node keeps its inputs alive), or,
+        ``freed_too``, a backward freed its saved tensors (a walk that stops
+        at freed nodes never looks at it)? False when not known: a leaf's
+        id, a tag swept or of another registry."""
+        tag = self._by_node_id.get(node_id)
+        return tag is not None and (freed_too and tag.saved == SAVED_FREED or not self.alive(tag))
+
     def sweep(self) -> int:
         """Drop the tags of nodes that died; return how many are left."""
         table = self.node_tags
+        by_node_id = self._by_node_id
         for key in _dead_keys(table):
-            del table[key]
+            by_node_id.pop(table.pop(key)[1].node_id, None)
         self._sweep_at = max(_FIRST_SWEEP, 2 * len(table))
         return len(table)
 
@@ -818,8 +831,11 @@ class Reach:
     """Questions about the graph of a step's named tensors, answered by
     walking from them only until the answer is known (a lite snapshot's)."""
 
-    def __init__(self, roots: dict[str, NodeTag | LeafTag]) -> None:
+    def __init__(self, roots: dict[str, NodeTag | LeafTag], registry: TagRegistry | None = None) -> None:
         self.roots = roots  # node id -> tag, of each named tensor that requires grad
+        # The registry of the tags: a node it knows to be out of reach is
+        # not looked for (``TagRegistry.out_of_reach``).
+        self.registry = registry
 
     def below(self, node_id: str, starts: Iterable[NodeTag | LeafTag]) -> bool:
         """Is ``node_id`` an input, direct or not, of a tag of ``starts``?"""
@@ -837,7 +853,11 @@ class Reach:
 
     def in_graph(self, node_id: str) -> bool:
         """``node_id`` is an input of a named tensor's graph that a backward
-        can still run through (see ``_live``)."""
+        can still run through (see ``_live``). (A training loop's ``loss =
+        ...`` asks it of the last loss, dead or freed by its backward: not
+        looked for through the new loss's whole graph.)"""
+        if self.registry is not None and self.registry.out_of_reach(node_id, freed_too=True):
+            return False
         return self._live(node_id=node_id)
 
     def reaches_tensor(self, ids: set[int], live: bool = True) -> bool:
@@ -883,7 +903,9 @@ class Reach:
     def grew_from(self, node_id: str, before: str) -> bool:
         """The graph of ``node_id`` (a named tensor's) contains ``before``."""
         root = self.roots.get(node_id)
-        return root is not None and self.below(before, (root,))
+        if root is None or self.registry is not None and self.registry.out_of_reach(before):
+            return False
+        return self.below(before, (root,))
 
 
 def _freed(tag: NodeTag | LeafTag) -> bool:

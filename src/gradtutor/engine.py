@@ -1208,7 +1208,7 @@ class Engine:
             if seen is None:
                 return None
             roots, named, names_of = seen
-        reach = ag.Reach(roots)
+        reach = ag.Reach(roots, self.registry)
         previous_run = tracker.after_statement.get(where[1], {})
         params_of = params_once(namespace)
         names: list[str] = []

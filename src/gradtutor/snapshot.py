@@ -502,7 +502,7 @@ class Snapshotter:
         else:
             former = self._former_names(namespace, names_of, frame_key, follow_names)
         # What events ask of the graph, ``Reach`` answers without building it.
-        reach = ag.Reach({tag.node_id: tag for tag in roots})
+        reach = ag.Reach({tag.node_id: tag for tag in roots}, self.registry)
         if lite:  # what events ask: each name's node, and the graph's reach
             return Snapshot(origin.exec_id, origin.line, _NO_GRAPH, _NO_GRAPH, reach=reach, named_nodes=named_nodes)
         if self.registry.inplace_epoch != self._checked_epoch:
