@@ -1080,6 +1080,45 @@ def test_what_a_thread_prints_while_steps_take_the_output_is_captured_whole_and_
     assert run.stdout == "" and whole == "True" and int(takes_with_text) > 1, run.stderr
 
 
+CAPTURE_OF_A_STREAM_THE_PROGRAM_PUT = """
+import io, sys
+from gradtutor.capture import OutputCapture
+capture = OutputCapture()
+capture.start()  # fd 1 now points at the capture's file
+taken = []
+print("ours")
+taken.append(capture.take())
+# The program's own stream on fd 1, buffered: each take flushes it, so
+# what it printed goes with the step that printed it.
+sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), encoding="utf-8")
+print("theirs")
+taken.append(capture.take())
+print("again")
+taken.append(capture.take())
+taken.append(capture.take())
+# Its own stream reconfigured to buffer: flushed at a take as well.
+sys.stdout = capture._stream
+sys.stdout.reconfigure(write_through=False)
+print("buffered")
+taken.append(capture.take())
+capture.stop()
+sys.stderr.write(repr(taken))
+"""
+
+
+def test_a_take_flushes_a_stream_the_program_put_in_place_of_sys_stdout(tmp_path):
+    # The capture's own sys.stdout writes through to fd 1 (nothing to flush
+    # at a take); a buffered stream the program put there is flushed at
+    # every take, or its lines would go with a later step.
+    import subprocess
+    import sys
+
+    path = tmp_path / "prog.py"
+    path.write_text(CAPTURE_OF_A_STREAM_THE_PROGRAM_PUT, encoding="utf-8")
+    run = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=120)
+    assert run.stdout == "" and run.stderr == repr(["ours\n", "theirs\n", "again\n", "", "buffered\n"]), run.stderr
+
+
 def test_an_input_without_grad_leaves_the_picture_once_a_backward_freed_what_saved_it(program):
     # (mnist's "target (old)", "this one stays in the graph": the backward had
     # freed the only node that kept it.) Named, it is still drawn; a named one
