@@ -28,7 +28,6 @@ class OutputCapture:
         self._old_fd: int | None = None
         self._file: IO[bytes] | None = None
         self._memory: _MemoryStdout | None = None
-        self._stream: io.TextIOWrapper | None = None  # the sys.stdout the capture made (fd 1, write-through)
         self._pos = 0
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
 
@@ -46,7 +45,7 @@ class OutputCapture:
         self._old_fd = os.dup(fd)
         os.dup2(self._file.fileno(), fd)
         encoding = getattr(self._old_stdout, "encoding", None) or "utf-8"
-        sys.stdout = self._stream = io.TextIOWrapper(
+        sys.stdout = io.TextIOWrapper(
             io.FileIO(fd, "w", closefd=False), encoding=encoding, errors="backslashreplace", write_through=True
         )
 
@@ -69,11 +68,7 @@ class OutputCapture:
             return memory.take_new()
         if self._file is None:
             return ""
-        stream, ours = sys.stdout, self._stream
-        if stream is not ours or ours is None or not ours.write_through:
-            # The program's own stream, put there, or ours reconfigured to
-            # buffer (ours writes through: nothing to flush).
-            _flush(stream)
+        _flush(sys.stdout)  # the program's stream, if it put its own there; ours writes through
         # fd 1 and our file share one offset, which the program's threads may
         # be writing at this moment: moving it (a seek back to read) would let
         # their next write land over what is not read yet. pread reads at an
@@ -117,7 +112,7 @@ class OutputCapture:
             os.close(self._old_fd)
             self._file.close()
         sys.stdout = self._old_stdout
-        self._old_stdout = self._old_fd = self._file = self._memory = self._stream = None
+        self._old_stdout = self._old_fd = self._file = self._memory = None
 
 
 class _MemoryStdout(io.StringIO):
