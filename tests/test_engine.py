@@ -1085,6 +1085,7 @@ import io, sys
 from gradtutor.capture import OutputCapture
 capture = OutputCapture()
 capture.start()  # fd 1 now points at the capture's file
+ours = sys.stdout
 taken = []
 print("ours")
 taken.append(capture.take())
@@ -1097,7 +1098,7 @@ print("again")
 taken.append(capture.take())
 taken.append(capture.take())
 # Its own stream reconfigured to buffer: flushed at a take as well.
-sys.stdout = capture._stream
+sys.stdout = ours
 sys.stdout.reconfigure(write_through=False)
 print("buffered")
 taken.append(capture.take())
