@@ -1270,9 +1270,9 @@ class Engine:
     def _nothing_happened(self, own: Mapping[str, Any], scope: StepNames, state: _Frame) -> bool:
         """Did the statement leave everything the tutor reports as it was? No
         torch function called but ones that only read a tensor (x.shape) or
-        switch grad mode (``with torch.no_grad():``): so no graph, gradient
-        or record changed; no exception, and every
-        tensor name of the frame bound as before."""
+        switch grad mode (``with torch.no_grad():``), so no graph, gradient
+        or record changed; no exception; every tensor name of the frame
+        bound as before."""
         if (
             state.exception is not None or self.observer.calls - self.observer.reads != state.calls_at_begin
             or state.origin.exec_id in self.observer._record_execs
