@@ -8,12 +8,14 @@ side with plain python in this one process (alternating runs, medians).
             iteration at N = 500 and N = 2,000. Linear means the ratio of the
             two totals is 4; the tutor's cost per hidden iteration is printed.
 
-For the training loop it also prints the floor of observing this way: the
-program under an empty torch function mode and the tutor's tracer (see
-gradtutor.tracing) with trace functions that do nothing; and each of the
-two alone. Their costs need not add up: under the tracer, each call of the
-mode is a traced Python call too (on Python 3.11, where the tracer is
-sys.settrace).
+For the training loop it also prints the tutor's figure with torch's OpenMP
+workers waiting as they do under python (the tutor has them sleep sooner,
+for the CPU they would spin away: see gradtutor.torch_import), and the
+floor of observing this way: the program under an empty torch function mode
+and the tutor's tracer (see gradtutor.tracing) with trace functions that do
+nothing; and each of the two alone. Their costs need not add up: under
+the tracer, each call of the mode is a traced Python call too (on Python
+3.11, where the tracer is sys.settrace).
 
 Each run is a child process that imports torch as its command would: python
 and the floor plainly, the tutor as ``gradtutor`` does (gradtutor.torch_import).
@@ -77,6 +79,12 @@ open(OUT, "w").write(repr(RESULT))
 
 REPEATS = 5
 
+# The tutor with torch's OpenMP workers waiting as they do under python
+# (GOMP_SPINCOUNT at libgomp's default), not as the tutor has them wait:
+# what the tutor's choice costs the training loop (see gradtutor.torch_import).
+SPINNING = "tutor, workers spinning as under python"
+GOMP_DEFAULT_SPIN = "300000"
+
 # For --against: the growing loop's iterations timed one by one, each run's
 # figure the 20th percentile of them, as the training loop's (see the module's text).
 GROWING_AB = """
@@ -125,13 +133,16 @@ def run(source: str, tutor: bool | str) -> float:
 
 
 FLOORS = ("floor", "mode", "tracer")
-KINDS: dict[str, bool | str] = {"python": False, "tutor": True, **{kind: kind for kind in FLOORS}}
+KINDS: dict[str, bool | str] = {"python": False, "tutor": True, SPINNING: True, **{kind: kind for kind in FLOORS}}
 
 
 def child(kind: str, source: str) -> None:
     """One run, in this process; its RESULT is printed."""
     if KINDS[kind] is True:
         from gradtutor.torch_import import import_torch
+
+        if kind == SPINNING:
+            os.environ["GOMP_SPINCOUNT"] = GOMP_DEFAULT_SPIN  # (a user's choice, which the tutor keeps)
 
         import_torch()
         try:
@@ -178,7 +189,7 @@ def against(other: str, repeats: int) -> None:
 
 
 def median_pair(source: str, floor: bool = False) -> tuple[float, ...]:
-    kinds = ["python", "tutor"] + (list(FLOORS) if floor else [])
+    kinds = ["python", "tutor"] + ([SPINNING, *FLOORS] if floor else [])
     times: list[list[float]] = [[] for _ in kinds]
     for _ in range(REPEATS):
         for kind, found in zip(kinds, times):
@@ -188,8 +199,10 @@ def median_pair(source: str, floor: bool = False) -> tuple[float, ...]:
 
 def main() -> None:
     print(f"Python {sys.version.split()[0]}, tracer: {type(_tracer_kind()).__name__}")
-    plain, tutor, floor, mode, tracer = median_pair(TRAINING.format(iterations=200, quantile=50), floor=True)
+    plain, tutor, spinning, floor, mode, tracer = median_pair(TRAINING.format(iterations=200, quantile=50), floor=True)
     print(f"training loop, one iteration: python {plain * 1e3:.2f} ms, tutor {tutor * 1e3:.2f} ms, ratio {tutor / plain:.2f}")
+    print(f"  the tutor with torch's OpenMP workers spinning as under python (GOMP_SPINCOUNT={GOMP_DEFAULT_SPIN}): "
+          f"{spinning * 1e3:.2f} ms, ratio {spinning / plain:.2f}")
     print(f"  floor (empty torch function mode + tracer doing nothing): {floor * 1e3:.2f} ms, ratio {floor / plain:.2f}")
     print(f"    the mode alone: {mode * 1e3:.2f} ms, ratio {mode / plain:.2f}; "
           f"the tracer alone: {tracer * 1e3:.2f} ms, ratio {tracer / plain:.2f}")
