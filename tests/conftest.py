@@ -15,6 +15,7 @@ import pytest
 
 from gradtutor.cli import main
 from gradtutor.jsondoc import graphs, schema
+from gradtutor.plain_calls import PlainCalls
 
 SCHEMA = schema()
 
@@ -63,6 +64,17 @@ def in_main(source: str) -> str:
     body = [l for l in lines if l not in imports]
     return "\n".join(imports) + "\n\n\ndef main():\n" + textwrap.indent("\n".join(body), "    ") + (
         "\n\n\nif __name__ == \"__main__\":\n    main()\n"
+    )
+
+
+@pytest.fixture
+def every_call_stepped(monkeypatch):
+    """A function whose calls settle is stepped on every call all the same
+    (see plain_calls): for tests of how its steps repeat from call to call.
+    Functions that touch no tensor are still left after their first calls."""
+    real = PlainCalls.ended
+    monkeypatch.setattr(
+        PlainCalls, "ended", lambda self, code, plain, running, settled=False: real(self, code, plain, running)
     )
 
 

@@ -768,7 +768,7 @@ def test_a_note_tells_the_steps_hidden_since_the_step_shown_before_it_in_any_fra
 
 
 @pytest.mark.corpus
-def test_each_note_of_a_training_loop_tells_the_steps_hidden_just_before_it(monkeypatch):
+def test_each_note_of_a_training_loop_tells_the_steps_hidden_just_before_it(monkeypatch, every_call_stepped):
     """lpe_dynamic_net: an iteration's backward and optimizer step, hidden,
     were told in the note after forward()'s next step shown, not before it."""
     path = Path(__file__).parent / "corpus" / "lpe_dynamic_net.py"

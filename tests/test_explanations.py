@@ -55,6 +55,7 @@ SAMPLES = [
     *(Event.make("grad-reset", 9, name="model", how=how, op="mul_", parameters=4)
       for how in ("zeroed", "none", "set", "changed")),
     Event.make("graph-growth", 10, name="total", nodes=12),
+    Event.make("function-unfollowed", 10, function="RNN.forward", calls=8, repeated=5),
     Event.make("warning", 11, cause="non-leaf-grad", name="y"),
     Event.make("error", 13, cause="second-backward", exception="RuntimeError", message="...", node="n3",
                node_op="MmBackward0", node_line=7, node_file="f.py", node_source="z = x @ w",

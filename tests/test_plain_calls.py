@@ -1,7 +1,8 @@
-"""Functions of the program's own that never touch torch are run without
-stepping after their first calls (gradtutor.plain_calls): the narration
-says so, says nothing else differently, and what such a function does after
-all (torch work, an exception) is still seen, from the line that called it."""
+"""Functions of the program's own that never touch torch, or whose calls
+repeat what their first calls showed, are run without stepping after their
+first calls (gradtutor.plain_calls): the narration says so, says nothing
+else differently, and what such a function does after all (torch work, an
+exception) is still seen, from the line that called it."""
 
 from __future__ import annotations
 
@@ -38,7 +39,7 @@ print(x.grad)
 @pytest.fixture
 def never_quiet(monkeypatch):
     """Every call stepped, as without plain_calls."""
-    monkeypatch.setattr(plain_calls.PlainCalls, "ended", lambda self, code, plain, running: False)
+    monkeypatch.setattr(plain_calls.PlainCalls, "ended", lambda self, code, plain, running, settled=False: False)
 
 
 def without_counts(doc: dict) -> dict:
@@ -54,9 +55,10 @@ def test_a_function_that_never_touches_torch_is_run_unstepped_after_its_first_ca
     path = program(PURE_HELPER)
     quick = explain_json(path)
     assert quick["quiet_functions"] == [
-        {"function": "add", "file": str(path), "line": 3, "stepped_calls": 5, "unstepped_calls": 35}
+        {"function": "add", "file": str(path), "line": 3, "stepped_calls": 5, "unstepped_calls": 35,
+         "touched_tensors": False}
     ]
-    monkeypatch.setattr(plain_calls.PlainCalls, "ended", lambda self, code, plain, running: False)
+    monkeypatch.setattr(plain_calls.PlainCalls, "ended", lambda self, code, plain, running, settled=False: False)
     stepped = explain_json(path)
     assert "quiet_functions" not in stepped
     # Its 35 later calls, two lines each, are the only steps not taken; every step shown is the same.
@@ -70,18 +72,140 @@ def test_a_function_that_never_touches_torch_is_run_unstepped_after_its_first_ca
     assert quick["steps"][-1]["output"] == "tensor([780., 780.])\n"
 
 
-def test_a_function_that_touches_torch_is_stepped_on_every_call(program):
+DOUBLE = """
+import torch
+
+def double(t):
+    return t * 2
+
+x = torch.ones(2, requires_grad=True)
+for i in range(20):
+    y = double(x)
+y.sum().backward()
+print(x.grad)
+"""
+
+
+def test_a_function_whose_calls_repeat_themselves_is_run_unstepped_after_them(program):
+    doc = explain_json(program(DOUBLE), options=("--level", "ops"))
+    # Its first 3 calls are shown, the next 5 repeat them: then it is left.
+    assert doc["quiet_functions"] == [{
+        "function": "double", "file": doc["quiet_functions"][0]["file"], "line": 3,
+        "stepped_calls": 8, "unstepped_calls": 12, "touched_tensors": True,
+    }]
+    # Said at the step of the line whose call was its last one stepped.
+    said = [(s["line"], s["iteration"], e) for s in doc["steps"] for e in s["events"] if e["kind"] == "function-unfollowed"]
+    assert said == [(8, 8, {"kind": "function-unfollowed", "line": 8, "function": "double", "calls": 8, "repeated": 5})]
+    # What its later calls make is that line's, as a library function's would be.
+    last = doc["steps"][-1]
+    mul = [n for n in last["graph"]["nodes"] if n["label"] == "MulBackward0"]
+    assert [n["line"] for n in mul] == [8]
+    assert last["output"] == "tensor([2., 2.])\n"
+
+
+def test_a_function_whose_calls_differ_is_stepped_until_they_repeat_themselves(program):
+    # Every third call changes a tensor in place, which is recorded: never
+    # five calls in a row that repeat what was shown.
     doc = explain_json(program("""
         import torch
 
-        def double(t):
-            return t * 2
+        def grow(t, k):
+            out = t * 2
+            if k % 3 == 0:
+                with torch.no_grad():
+                    t.add_(1)
+            return out
 
         x = torch.ones(2, requires_grad=True)
-        for i in range(20):
-            y = double(x)
+        for k in range(30):
+            y = grow(x, k)
     """))
     assert "quiet_functions" not in doc
+    assert events(doc, "function-unfollowed") == []
+
+
+def test_a_function_that_runs_a_backward_or_rebinds_a_global_is_stepped_on_every_call(program):
+    doc = explain_json(program("""
+        import torch
+
+        def train(w):
+            loss = (w * 3).sum()
+            loss.backward()
+
+        def move(t):
+            global last
+            last = t * 2
+
+        w = torch.ones(2, requires_grad=True)
+        for i in range(20):
+            train(w)
+            move(w)
+    """))
+    assert "quiet_functions" not in doc
+
+
+def test_what_an_unstepped_call_still_does_is_told_at_the_line_that_called_it(program):
+    doc = explain_json(program("""
+        import torch
+
+        def scaled(t, k):
+            out = t * 2
+            if k == 15:
+                with torch.no_grad():
+                    t.mul_(k)
+            return out
+
+        w = torch.ones(2, requires_grad=True)
+        for k in range(20):
+            y = scaled(w, k)
+        y.sum().backward()
+        print(w.grad)
+    """))
+    assert doc["quiet_functions"][0]["function"] == "scaled"
+    assert [(e["line"], e["name"], e["op"]) for e in events(doc, "inplace")] == [(12, "w", "mul_")]
+    assert doc["steps"][-1]["output"] == "tensor([2., 2.])\n"
+
+
+def test_an_exception_in_an_unstepped_function_that_touched_tensors_is_reported_at_the_line_that_called_it(program):
+    doc = explain_json(program("""
+        import torch
+
+        def check(t, k):
+            if k == 15:
+                raise ValueError("fifteen")
+            return t * 2
+
+        w = torch.ones(2, requires_grad=True)
+        for k in range(20):
+            try:
+                y = check(w, k)
+            except ValueError:
+                print("caught")
+    """))
+    assert doc["quiet_functions"][0]["function"] == "check"
+    assert [(e["line"], e["cause"]) for e in events(doc, "error")] == [(11, "other")]
+
+
+@pytest.mark.parametrize(
+    "language, title, words",
+    [
+        ("en", "RNN.forward is no longer followed line by line, after 8 calls",
+         "Its last 5 calls did only what the calls before them did, which was shown above. From its next call on it "
+         "runs as library code does: the line that calls it draws the nodes it makes as its own and tells what it "
+         "does to tensors. Its own lines are no longer stepped, nor counted among the repeated steps."),
+        ("zh", "8 次调用之后，不再逐行跟踪 RNN.forward",
+         "它最近 5 次调用做的都只是之前的调用做过的事，上面已经展示过。从下一次调用起，它像库代码一样运行："
+         "调用它的行把它生成的节点画成自己的，并说明它对张量做了什么。它自己的行不再逐步执行，也不计入重复的步骤。"),
+    ],
+)
+def test_leaving_a_function_unstepped_is_explained_in_every_language(language, title, words):
+    from gradtutor.explanations import book_for
+    from gradtutor.model import Event
+
+    event = Event.make("function-unfollowed", 9, function="RNN.forward", calls=8, repeated=5)
+    explained = book_for(language).explain(event, file="prog.py")
+    # (the paragraph names no function, no line: said once, where the first is left)
+    assert (explained.title, explained.text) == (title, words)
 
 
 def test_a_function_once_not_plain_is_never_made_quiet(program):
@@ -99,7 +223,7 @@ def test_a_function_once_not_plain_is_never_made_quiet(program):
     assert "quiet_functions" not in doc
 
 
-def test_a_function_whose_steps_name_a_tensor_is_stepped_on_every_call(program):
+def test_a_function_whose_steps_name_a_tensor_is_not_plain_but_settles(program):
     doc = explain_json(program("""
         import torch
 
@@ -111,10 +235,16 @@ def test_a_function_whose_steps_name_a_tensor_is_stepped_on_every_call(program):
         for i in range(20):
             keep(x, store)
     """))
-    assert "quiet_functions" not in doc
+    # Not plain: it is left once its calls repeat themselves, not after its first 5.
+    assert [(f["function"], f["stepped_calls"], f["touched_tensors"]) for f in doc["quiet_functions"]] == [
+        ("keep", 8, True)
+    ]
     # (t, an argument, is bound before the first line: no event says so)
     assert [s["line"] for s in doc["steps"] if s["function"] == "keep"] == [4, 4, 4]
-    assert doc["hidden_steps"] == 17 * 3 + 1  # every later call stepped (for, call, keep's line; the loop's end)
+    # Hidden: line 8's 21 runs (the last ends the loop) and line 9's 20 but
+    # the first 3 of each and line 9's eighth, shown (it tells keep is left);
+    # and the one line of keep's calls 4 to 8.
+    assert doc["hidden_steps"] == 18 + 16 + 5
 
 
 def test_torch_work_in_a_quiet_function_is_seen_from_the_line_that_called_it(program):
@@ -221,6 +351,22 @@ def test_the_note_names_the_four_most_called_functions_then_counts_the_rest():
     assert quiet_epilogue(functions, "zh") == (
         "（f0、f1、f2、f3 等另外 2 个函数在最初 5 次调用中没有碰过张量，之后的 585 次调用没有逐行跟踪）"
     )
+
+
+def test_the_closing_notes_tell_plain_functions_and_settled_ones_apart():
+    from gradtutor.narrate import quiet_texts
+    from gradtutor.plain_calls import QuietFunction
+
+    functions = [QuietFunction("RNN.forward", "p.py", 9, 8, 900, True), QuietFunction("pick", "p.py", 3, 5, 40),
+                 QuietFunction("RNN.initHidden", "p.py", 12, 8, 30, True)]
+    assert quiet_texts(functions, "en") == [
+        "(40 later calls of pick ran without being followed line by line: it touched no tensor in its first 5 calls)",
+        "(930 later calls of RNN.forward, RNN.initHidden ran without being followed line by line, once their calls "
+        "repeated themselves: what they did is told at the lines that called them, and not in the counts above)",
+    ]
+    assert quiet_texts(functions[:1], "zh") == [
+        "（RNN.forward 的调用重复了之前的内容以后，之后的 900 次调用没有逐行跟踪：它们做的事在调用它们的行中说明，不计入上面的次数）"
+    ]
 
 
 def test_a_nested_function_is_named_by_where_it_is_defined(program):

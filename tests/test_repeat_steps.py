@@ -332,7 +332,9 @@ def narrated_both_ways_noting_repeats(path: Path, source: str, monkeypatch) -> l
     return passed
 
 
-def test_a_function_called_in_a_loop_repeats_its_steps_from_call_to_call(tmp_path, monkeypatch, rebinding_repeats):
+def test_a_function_called_in_a_loop_repeats_its_steps_from_call_to_call(
+    tmp_path, monkeypatch, rebinding_repeats, every_call_stepped
+):
     # cell's line 10 reads its argument x (a tensor without a graph, tagged
     # then as the line's input) and binds h anew, line 11 binds out for the
     # first time in the call, line 12 binds it anew: all passed over as
@@ -471,7 +473,7 @@ for i in range(20):
 """
 
 
-def test_a_statement_of_several_values_repeats_its_hidden_runs(tmp_path, monkeypatch):
+def test_a_statement_of_several_values_repeats_its_hidden_runs(tmp_path, monkeypatch, every_call_stepped):
     # `return out.sum(), out` (line 8) and `a, b = loss * 2, h * 3` (line
     # 14) label each value by its own expression; that done, each repeats
     # the hidden runs before it, and the narration is the same as when every

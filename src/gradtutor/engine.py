@@ -38,8 +38,8 @@ from gradtutor.events import (
 )
 from gradtutor.model import HIDDEN_GLOBAL, Event, Snapshot, Step
 from gradtutor.grads_seen import GradsSeen
-from gradtutor.observer import CallObserver, DetachRecord, LineContext
-from gradtutor.plain_calls import PlainCalls, QuietFunction, carries_tensors
+from gradtutor.observer import CallObserver, DetachRecord, LineContext, UnfollowedRecord
+from gradtutor.plain_calls import PlainCalls, QuietFunction, carries_tensors, function_name
 from gradtutor.snapshot import ScanLayouts, Snapshotter, StepNames, is_tracked_name, scan_names
 from gradtutor.source_index import SourceIndex, StatementInfo
 from gradtutor.tracebacks import OVERRIDES_FILE, exception_text, format_user_traceback, is_tutor_file
@@ -112,6 +112,13 @@ class _Frame:
     calls_at_begin: int = 0  # the observer's count of torch calls, less its reads, when the statement began
     calls_at_start: int = 0  # ... when the frame started
     plain: bool = True  # no step of this call had an event (see plain_calls)
+    # What a settled call leaves as it found (see plain_calls): the steps
+    # shown, the observer's records and the tutor's failures when the frame
+    # started; and whether an exception was raised in it.
+    shown_at_start: int = 0
+    records_at_start: int = 0
+    errors_at_start: int = 0
+    raised: bool = False
     leaving: bool = False  # the pending step is the end of a with block (its __exit__)
     observed: bool = False  # the observer's mode was put back on for this call (see _start_frame)
     # A saved-tensor hook's call: the statement whose op called it, which
@@ -302,9 +309,10 @@ class Engine:
         _engines.add(self)
         self._counts: dict[tuple[Any, str, int], int] = {}  # executions of each statement
         self._code_keys: dict[int, _CodeKey] = {}  # id(code) -> its key (which keeps it alive)
-        # Functions of the program's that never touch torch stop being
-        # stepped after their first calls (see plain_calls): ``explain`` asks
-        # for it, where a long run of a micrograd-like program is stepped.
+        # Functions of the program's that never touch torch, or whose calls
+        # repeat themselves, stop being stepped after their first calls (see
+        # plain_calls): ``explain`` asks for it, where a long run of a
+        # micrograd-like program, or of a model's forward, is stepped.
         self._plain_calls = PlainCalls(max_iterations + 2) if unstep_plain_functions else None
         self._shown: dict[tuple[Any, int], set[tuple[Any, ...]]] = {}  # event kinds shown per statement
         self._shown_anywhere: set[tuple[Any, ...]] = set()  # ... and in the whole run
@@ -622,6 +630,9 @@ class Engine:
             index=index,
             is_module=is_module,
             calls_at_start=self.observer.calls,
+            shown_at_start=len(self._steps),
+            records_at_start=self.observer.recorded,
+            errors_at_start=len(self.internal_errors) + len(self.observer.failures),
         )
         if not is_module:
             self._calls_started += 1
@@ -776,8 +787,10 @@ class Engine:
             self._begin(state, stmt, lasti, frame)
         elif event == "exception":
             exc, tb = arg[1], arg[2]
-            if not isinstance(exc, _QUIET_EXCEPTIONS) and self._raised_here(frame, exc, tb):
-                state.exception = exc
+            if not isinstance(exc, _QUIET_EXCEPTIONS):
+                state.raised = True
+                if self._raised_here(frame, exc, tb):
+                    state.exception = exc
         elif event == "return":
             exc = state.exception
             if exc is not None and not state.is_module and not self._is_user_file(_caller_file(frame)):
@@ -821,15 +834,31 @@ class Engine:
         return True
 
     def _end_call(self, state: _Frame, returning: Any) -> None:
-        """A stepped call of a function returned: count it for plain_calls."""
-        assert self._plain_calls is not None
+        """A stepped call of a function returned: count it for plain_calls.
+        A function made quiet for its settled calls is said to be, at the
+        step of the line that called this call (see ``UnfollowedRecord``)."""
+        plain_calls = self._plain_calls
+        assert plain_calls is not None
         code = state.code
+        observer = self.observer
         plain = (
-            state.plain and state.exception is None and self.observer.calls == state.calls_at_start
+            state.plain and state.exception is None and observer.calls == state.calls_at_start
             and not carries_tensors(returning)
         )
-        if self._plain_calls.ended(code, plain, lambda: any(other.code is code for other in self._stack if other is not state)):
-            self.tracer.quiet(code)
+        settled = (
+            not plain and not state.raised and len(self._steps) == state.shown_at_start
+            and observer.recorded == state.records_at_start
+            and len(self.internal_errors) + len(observer.failures) == state.errors_at_start
+            and state.tags_as is None and not state.observed and not state.code_key.globals_stored
+        )
+        running = lambda: any(other.code is code for other in self._stack if other is not state)  # noqa: E731
+        if not plain_calls.ended(code, plain, running, settled):
+            return
+        self.tracer.quiet(code)
+        caller = self._stack[-2] if len(self._stack) > 1 and self._stack[-1] is state else None
+        if not plain and caller is not None and caller.stmt is not None:
+            told = UnfollowedRecord(caller.stmt.start, function_name(code), plain_calls.stepped_calls(code), plain_calls.after)
+            observer.add_record(told, caller.origin.exec_id)
 
     def _begin(self, state: _Frame, stmt: StatementInfo, lasti: int, frame: FrameType) -> None:
         fresh = state.stmt is None

@@ -31,6 +31,7 @@ from gradtutor.observer import (
     InplaceRecord,
     RequiresGradRecord,
     RetainGradRecord,
+    UnfollowedRecord,
     WarningRecord,
     classify_error,
 )
@@ -266,6 +267,10 @@ def detect_events(
                 events.append(Event.make("detached", rec_line, how="detach", source=source))
         elif isinstance(rec, RetainGradRecord):
             events.append(Event.make("retain-grad", rec_line, name=name_of(rec.ref)))
+        elif isinstance(rec, UnfollowedRecord):
+            events.append(Event.make(
+                "function-unfollowed", rec_line, function=rec.function, calls=rec.stepped, repeated=rec.settled
+            ))
         elif isinstance(rec, RequiresGradRecord):
             if params is None:
                 params = _param_paths(namespace)

@@ -233,7 +233,7 @@ def _explain_export(
     in the document, where it was printed."""
     from gradtutor.explanations import book_for
     from gradtutor.export import export_document, write_export
-    from gradtutor.narrate import NarrationOptions, Narrator, quiet_text
+    from gradtutor.narrate import NarrationOptions, Narrator, quiet_texts
     from gradtutor.transcript import Transcript, step_frame
 
     output = getattr(args, "output", None)
@@ -255,8 +255,7 @@ def _explain_export(
             transcript.epilogue.append(last_note)
         if result.hidden_steps:
             transcript.epilogue.append(_hidden_epilogue(result, narrator))
-        if result.quiet_functions:
-            transcript.epilogue.append(quiet_text(result.quiet_functions, language))
+        transcript.epilogue.extend(quiet_texts(result.quiet_functions, language))
         if result.traceback:
             transcript.epilogue.append(result.traceback.rstrip("\n"))
         if result.exit_output:
@@ -339,7 +338,7 @@ def _json_default(value: Any) -> Any:
 
 def _explain_text(args: argparse.Namespace, env: Environment, run: Callable[..., RunResult], level: str) -> int:
     from gradtutor.explanations import book_for
-    from gradtutor.narrate import NarrationOptions, Narrator, Wrapped, console_printer, indented, quiet_text
+    from gradtutor.narrate import NarrationOptions, Narrator, Wrapped, console_printer, indented, quiet_texts
     from gradtutor.step_printer import NarrationStream, StepPrinter
 
     width = args.width or env.width
@@ -364,8 +363,8 @@ def _explain_text(args: argparse.Namespace, env: Environment, run: Callable[...,
         if result.hidden_steps:
             # (wrapped as the narration's notes are: no line ends in a space)
             show(Wrapped(_hidden_epilogue(result, narrator), "dim"))
-        if result.quiet_functions:
-            show(Wrapped(quiet_text(result.quiet_functions, language), "dim"))
+        for text in quiet_texts(result.quiet_functions, language):
+            show(Wrapped(text, "dim"))
         if result.traceback:
             env.stdout.flush()
             env.stderr.write(result.traceback)

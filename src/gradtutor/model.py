@@ -64,6 +64,7 @@ EVENT_KINDS = (
     "inplace",
     "grad-reset",
     "graph-growth",
+    "function-unfollowed",
     "warning",
     "error",
 )

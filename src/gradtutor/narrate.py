@@ -495,7 +495,8 @@ def hidden_text(
 
 def quiet_text(functions: list[Any], language: str, shown: int = 4) -> str:
     """The closing note on functions run without stepping (see plain_calls),
-    beside ``hidden_text``'s on loop steps not shown:
+    beside ``hidden_text``'s on loop steps not shown, for functions all quiet
+    for one reason (plain calls, or settled ones: ``touched_tensors``):
     how many calls, of which functions (the ``shown`` most called by name)."""
     count = sum(f.unstepped for f in functions)
     sep = say(language, "list_sep")
@@ -503,8 +504,16 @@ def quiet_text(functions: list[Any], language: str, shown: int = 4) -> str:
     if len(functions) > shown:
         names += say(language, "quiet_more", count=len(functions) - shown)
     stepped = min(f.stepped for f in functions)
-    key = "quiet_function" if len(functions) == 1 else "quiet_functions"
+    kind = "settled" if functions[0].touched_tensors else "quiet"
+    key = f"{kind}_function" if len(functions) == 1 else f"{kind}_functions"
     return say(language, key, count=count, s="s" if count != 1 else "", names=names, stepped=stepped)
+
+
+def quiet_texts(functions: list[Any], language: str) -> list[str]:
+    """``quiet_text``'s notes on all the functions run without stepping: one
+    on those that touched no tensor, one on those whose calls settled."""
+    groups = ([f for f in functions if not f.touched_tensors], [f for f in functions if f.touched_tensors])
+    return [quiet_text(group, language) for group in groups if group]
 
 
 def hidden_note(

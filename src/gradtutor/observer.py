@@ -127,6 +127,19 @@ class GradSetRecord:
 
 
 @dataclass
+class UnfollowedRecord:
+    """A function of the program's own made quiet for its settled calls (see
+    plain_calls), told at the step of the line that made its last stepped
+    call: from its next call on, the line that calls it tells what it does.
+    Made by the engine, not the observer."""
+
+    line: int | None
+    function: str  # its qualified name, "RNN.forward"
+    stepped: int  # its calls followed line by line
+    settled: int  # how many of them, the last ones in a row, were settled
+
+
+@dataclass
 class RetainGradRecord:
     line: int | None
     ref: weakref.ref[torch.Tensor]
@@ -423,6 +436,7 @@ class CallObserver(TorchFunctionMode):
         self.context = context
         self.is_user_file = is_user_file or (lambda filename: True)
         self.records: list[Any] = []
+        self.recorded = 0  # records added, ever (see Engine._end_call)
         self._record_execs: list[int] = []  # the statement execution each record belongs to
         # Tensors made under no_grad from ones that require grad, in the step
         # running: id -> the tensor, weakly (see _no_grad_outputs).
@@ -1214,6 +1228,7 @@ class CallObserver(TorchFunctionMode):
         """Keep ``record`` for the statement execution it belongs to (the one
         running now, unless given)."""
         self.records.append(record)
+        self.recorded += 1
         self._record_execs.append(self.context.origin.exec_id if exec_id is None else exec_id)
 
     def take_records(self, exec_id: int | None = None) -> list[Any]:

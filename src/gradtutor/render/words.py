@@ -127,6 +127,8 @@ WORDS: dict[str, dict[str, str]] = {
         "hidden_end": "; --max-iterations N shows more)",
         "quiet_function": "({count} later call{s} of {names} ran without being followed line by line: it touched no tensor in its first {stepped} calls)",
         "quiet_functions": "({count} later call{s} of {names} ran without being followed line by line: these functions touched no tensor in their first {stepped} calls)",
+        "settled_function": "({count} later call{s} of {names} ran without being followed line by line, once its calls repeated themselves: what they did is told at the lines that called them, and not in the counts above)",
+        "settled_functions": "({count} later call{s} of {names} ran without being followed line by line, once their calls repeated themselves: what they did is told at the lines that called them, and not in the counts above)",
         "quiet_more": " and {count} more",
         # Lists of places, a count of repeats, and a gradient too long to show.
         "output": "Output:",
@@ -196,6 +198,8 @@ WORDS: dict[str, dict[str, str]] = {
         "hidden_end": "；--max-iterations N 可显示更多）",
         "quiet_function": "（{names}在最初 {stepped} 次调用中没有碰过张量，之后的 {count} 次调用没有逐行跟踪）",
         "quiet_functions": "（{names}在最初 {stepped} 次调用中没有碰过张量，之后的 {count} 次调用没有逐行跟踪）",
+        "settled_function": "（{names}的调用重复了之前的内容以后，之后的 {count} 次调用没有逐行跟踪：它们做的事在调用它们的行中说明，不计入上面的次数）",
+        "settled_functions": "（{names}的调用重复了之前的内容以后，之后的 {count} 次调用没有逐行跟踪：它们做的事在调用它们的行中说明，不计入上面的次数）",
         "quiet_more": "等另外 {count} 个函数",
         "output": "输出：",
         "page_about": "由 gradtutor {version} 讲解。用按钮、滑块或方向键逐步查看。",
