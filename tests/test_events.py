@@ -1898,3 +1898,25 @@ def test_a_gradient_added_to_on_a_leaf_no_name_holds_is_told_with_a_count(progra
     with contextlib.redirect_stdout(out):
         main(["explain", "--plain", "--width", "100", str(path)])
     assert "the .grad of 1 leaf no name holds was added to, not replaced" in out.getvalue()
+
+
+def test_parameters_library_code_changes_through_data_are_counted_once_each(program):
+    # An old-style update in a module of its own (library code to the tutor):
+    # each p.data is a view made anew and gone by the step's end; the
+    # parameters it was the data of are what is counted.
+    helper = program("""
+        def sgd(model, lr):
+            for p in model.parameters():
+                p.data.add_(p.grad.data, alpha=-lr)
+    """, name="oldsgd.py")
+    doc = explain_json(program("""
+        import torch
+        import oldsgd
+
+        model = torch.nn.Linear(3, 2)
+        model(torch.ones(1, 3)).sum().backward()
+        oldsgd.sgd(model, 0.1)
+    """))
+    assert helper.exists()
+    said = [(e["line"], e["name"], e.get("parameters"), e.get("times")) for e in events(doc, "inplace")]
+    assert said == [(6, "model", 2, None)]

@@ -297,7 +297,11 @@ def detect_events(
             naming = name_of if holder is None else _naming(name_of, rec.ref, holder)
             change = _tensor_change(rec, rec_line, naming, params, grad_owners, buffers)
             if change is not None:
-                collect(change, rec.ref(), getattr(rec, "op", ""))
+                # (through .data the tensor changed is the one whose data it
+                # is: the view, made anew by each p.data, is often gone)
+                through = rec.data_of if isinstance(rec, InplaceRecord) else None
+                target = (through or rec.ref)()
+                collect(change, target if target is not None else rec, getattr(rec, "op", ""))
 
     for index, times in backwards.values():
         if times > 1:
