@@ -103,17 +103,19 @@ def test_a_function_whose_calls_repeat_themselves_is_run_unstepped_after_them(pr
     assert last["output"] == "tensor([2., 2.])\n"
 
 
-def test_a_function_whose_calls_differ_is_stepped_until_they_repeat_themselves(program):
-    # Every third call changes a tensor in place, which is recorded: never
-    # five calls in a row that repeat what was shown.
+def test_a_function_whose_calls_raise_now_and_then_is_stepped_on_every_call(program):
+    # Every third call raises, and catches, an exception: never five calls
+    # in a row that only repeat what was shown.
     doc = explain_json(program("""
         import torch
 
         def grow(t, k):
             out = t * 2
             if k % 3 == 0:
-                with torch.no_grad():
-                    t.add_(1)
+                try:
+                    raise ValueError(k)
+                except ValueError:
+                    pass
             return out
 
         x = torch.ones(2, requires_grad=True)
@@ -124,13 +126,9 @@ def test_a_function_whose_calls_differ_is_stepped_until_they_repeat_themselves(p
     assert events(doc, "function-unfollowed") == []
 
 
-def test_a_function_that_runs_a_backward_or_rebinds_a_global_is_stepped_on_every_call(program):
+def test_a_function_that_rebinds_a_global_is_stepped_on_every_call(program):
     doc = explain_json(program("""
         import torch
-
-        def train(w):
-            loss = (w * 3).sum()
-            loss.backward()
 
         def move(t):
             global last
@@ -138,10 +136,42 @@ def test_a_function_that_runs_a_backward_or_rebinds_a_global_is_stepped_on_every
 
         w = torch.ones(2, requires_grad=True)
         for i in range(20):
-            train(w)
             move(w)
     """))
     assert "quiet_functions" not in doc
+
+
+def test_a_training_step_left_unstepped_has_its_backward_and_update_told_at_the_line_that_calls_it(program):
+    doc = explain_json(program("""
+        import torch
+
+        def train_step(w, lr):
+            loss = (w * 3).sum()
+            loss.backward()
+            with torch.no_grad():
+                w -= lr * w.grad
+            w.grad = None
+            return loss
+
+        w = torch.ones(2, requires_grad=True)
+        for i in range(20):
+            loss = train_step(w, 0.1)
+        print(w)
+    """))
+    assert [(f["function"], f["stepped_calls"], f["touched_tensors"]) for f in doc["quiet_functions"]] == [
+        ("train_step", 8, True)
+    ]
+    # While it was stepped, its backward, update and clearing were told at
+    # its own lines (5, 7, 8), then counted as repeats there. Its 12 later
+    # calls did the same, told at line 13, which calls it: said before
+    # (under the same titles), they are counted too, in the note before
+    # the next step shown.
+    repeated = doc["steps"][-1]["hidden_before"]["repeated"]
+    assert {(e["line"], e["kind"], e["count"]) for e in repeated} == {
+        (13, "backward", 12), (13, "inplace", 12), (13, "grad-reset", 12)
+    }
+    assert {(e["line"], e["count"]) for e in doc["hidden_repeated"]} == {(5, 17), (7, 17), (8, 17)}
+    assert doc["steps"][-1]["output"] == "tensor([-5.0000, -5.0000], requires_grad=True)\n"
 
 
 def test_what_an_unstepped_call_still_does_is_told_at_the_line_that_called_it(program):
@@ -362,10 +392,12 @@ def test_the_closing_notes_tell_plain_functions_and_settled_ones_apart():
     assert quiet_texts(functions, "en") == [
         "(40 later calls of pick ran without being followed line by line: it touched no tensor in its first 5 calls)",
         "(930 later calls of RNN.forward, RNN.initHidden ran without being followed line by line, once their calls "
-        "repeated themselves: what they did is told at the lines that called them, and not in the counts above)",
+        "repeated themselves: what they did is told at the lines that called them, and their own lines are not "
+        "counted above)",
     ]
     assert quiet_texts(functions[:1], "zh") == [
-        "（RNN.forward 的调用重复了之前的内容以后，之后的 900 次调用没有逐行跟踪：它们做的事在调用它们的行中说明，不计入上面的次数）"
+        "（RNN.forward 的调用重复了之前的内容以后，之后的 900 次调用没有逐行跟踪：它们做的事在调用它们的行中说明，"
+        "它们自己的行不计入上面的次数）"
     ]
 
 

@@ -419,7 +419,7 @@ with torch.no_grad():
 """
 
 
-def test_the_steps_of_a_function_run_under_no_grad_are_repeats(tmp_path, monkeypatch):
+def test_the_steps_of_a_function_run_under_no_grad_are_repeats(tmp_path, monkeypatch, every_call_stepped):
     # Under no_grad, line 8 reads h, which has no graph: the read tags it as
     # the line's input, a node h did not hold before. That is no change in
     # place: the step, which binds y for the first time in the call, is
@@ -443,7 +443,9 @@ with torch.no_grad():
 """
 
 
-def test_a_statement_of_a_method_called_on_several_modules_in_turn_repeats_each_one_s_runs(tmp_path, monkeypatch):
+def test_a_statement_of_a_method_called_on_several_modules_in_turn_repeats_each_one_s_runs(
+    tmp_path, monkeypatch, every_call_stepped
+):
     # Line 12, under no_grad, records a result made without a graph by its
     # own module, self.key: a different module in each of the three calls
     # of a loop. Each module's call repeats that module's hidden runs (the
@@ -551,7 +553,9 @@ for word in ["apple", "kiwi", "banana", "plum", "cherry", "fig", "mango"] * 3:
 """
 
 
-def test_a_step_that_is_no_rebinding_is_looked_at_as_a_repeat_after_runs_that_met_new_names(tmp_path, monkeypatch):
+def test_a_step_that_is_no_rebinding_is_looked_at_as_a_repeat_after_runs_that_met_new_names(
+    tmp_path, monkeypatch, every_call_stepped
+):
     # Line 7 changes a view of a new tensor in place. Its first run in each
     # call meets names the call's first steps bound (`i`, `letter`), so after
     # a few calls the statement counts as one that binds names anew; it
@@ -576,7 +580,9 @@ for i in range(20):
 """
 
 
-def test_a_return_whose_calls_were_recorded_repeats_and_still_hands_them_to_its_caller(tmp_path, monkeypatch):
+def test_a_return_whose_calls_were_recorded_repeats_and_still_hands_them_to_its_caller(
+    tmp_path, monkeypatch, every_call_stepped
+):
     # Line 6 returns what detach() made: the record goes to the caller's
     # step, which names it (f). The return repeats its hidden runs and hands
     # the record over as its detection would: the same narration.

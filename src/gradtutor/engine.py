@@ -113,10 +113,9 @@ class _Frame:
     calls_at_start: int = 0  # ... when the frame started
     plain: bool = True  # no step of this call had an event (see plain_calls)
     # What a settled call leaves as it found (see plain_calls): the steps
-    # shown, the observer's records and the tutor's failures when the frame
-    # started; and whether an exception was raised in it.
+    # shown and the tutor's failures when the frame started; and whether an
+    # exception was raised in it.
     shown_at_start: int = 0
-    records_at_start: int = 0
     errors_at_start: int = 0
     raised: bool = False
     leaving: bool = False  # the pending step is the end of a with block (its __exit__)
@@ -631,7 +630,6 @@ class Engine:
             is_module=is_module,
             calls_at_start=self.observer.calls,
             shown_at_start=len(self._steps),
-            records_at_start=self.observer.recorded,
             errors_at_start=len(self.internal_errors) + len(self.observer.failures),
         )
         if not is_module:
@@ -847,7 +845,6 @@ class Engine:
         )
         settled = (
             not plain and not state.raised and len(self._steps) == state.shown_at_start
-            and observer.recorded == state.records_at_start
             and len(self.internal_errors) + len(observer.failures) == state.errors_at_start
             and state.tags_as is None and not state.observed and not state.code_key.globals_stored
         )

@@ -436,7 +436,6 @@ class CallObserver(TorchFunctionMode):
         self.context = context
         self.is_user_file = is_user_file or (lambda filename: True)
         self.records: list[Any] = []
-        self.recorded = 0  # records added, ever (see Engine._end_call)
         self._record_execs: list[int] = []  # the statement execution each record belongs to
         # Tensors made under no_grad from ones that require grad, in the step
         # running: id -> the tensor, weakly (see _no_grad_outputs).
@@ -1228,7 +1227,6 @@ class CallObserver(TorchFunctionMode):
         """Keep ``record`` for the statement execution it belongs to (the one
         running now, unless given)."""
         self.records.append(record)
-        self.recorded += 1
         self._record_execs.append(self.context.origin.exec_id if exec_id is None else exec_id)
 
     def take_records(self, exec_id: int | None = None) -> list[Any]:

@@ -18,16 +18,15 @@ line that called them. A function with one call that was not plain is
 never made quiet for being plain.
 
 A call that touches tensors is *settled* when, from its start to its
-return, no step was shown (its own or any other: everything it did was
-told before, and each step was hidden as a repeat), the observer recorded
-nothing (no backward, no change in place, no ``.grad`` set, nothing cut off
-from the graph, no warning), no exception was raised in it and the tutor
+return, no step was shown (its own or any other: each step was hidden, for
+all it did had been told before: its backwards, changes in place and
+names bound anew included), no exception was raised in it and the tutor
 did not fail. A function whose last ``after`` calls were all settled is
 quiet too, and is said to be (see ``Engine._end_call``): from then on the
 nodes it makes are tagged with the line that called it, as a library
-module's are, and what the observer records in it is told at that line.
-Its local names are no longer looked at, and its steps are not counted
-among the repeated steps. Functions that rebind globals, hooks and custom
+module's are, and what the observer records in it (a backward, an
+optimizer's step) is told at that line. Its local names are no longer
+looked at, and its steps are not counted among the repeated steps. Functions that rebind globals, hooks and custom
 Functions' methods called by autograd, and saved-tensor hooks are never
 made quiet that way. Generators, coroutines and module code are never
 made quiet.
