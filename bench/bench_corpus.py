@@ -18,7 +18,13 @@ with trace functions that do nothing, as bench_loops measures it for the
 training loop. On Python 3.11 the tracer is sys.settrace: every Python
 call of library code reaches it.
 
-Run: .venv/bin/python bench/bench_corpus.py [PATH...]
+A/B, another version of the tutor against this one on a machine whose
+speed moves between runs: ``--against DIR`` (DIR holds that version's
+``src``, as ``git archive REV src | tar -x -C DIR`` makes it) runs each
+program under python, under that version and under this one, one after
+the other, before the next program.
+
+Run: .venv/bin/python bench/bench_corpus.py [--against DIR] [PATH...]
 """
 
 from __future__ import annotations
@@ -110,19 +116,53 @@ def warm_up(path: str) -> None:
         tutor_cpu(small)
 
 
-def measure(kind: str, path: str) -> float:
+def measure(kind: str, path: str, src: str | None = None) -> float:
+    """One measurement in a child process; ``src``: the tutor's sources it
+    imports (else this checkout's)."""
+    env = None if src is None else {**os.environ, "PYTHONPATH": src}
     done = subprocess.run(
         [sys.executable, os.path.abspath(__file__), "--child", kind, path],
-        capture_output=True, text=True, check=True,
+        capture_output=True, text=True, check=True, env=env,
     )
     return float(done.stdout.split()[-1])
+
+
+def against(other: str, paths: list[str]) -> None:
+    """python, the tutor from ``other`` (a folder holding another version's
+    src) and this one, program by program."""
+    other_src = os.path.join(os.path.abspath(other), "src")
+    if not os.path.isdir(os.path.join(other_src, "gradtutor")):
+        raise SystemExit(f"bench_corpus: --against {other}: no src/gradtutor there (make it with git archive REV src)")
+    print(f"{'program':<40}{'python s':>10}{'other s':>10}{'ratio':>8}{'this s':>10}{'ratio':>8}{'this/other':>12}")
+    totals = [0.0, 0.0, 0.0]
+    for path in paths:
+        found = (measure("python", path), measure("tutor", path, other_src), measure("tutor", path))
+        totals = [total + one for total, one in zip(totals, found)]
+        _ab_row(os.path.basename(path)[:39], *found)
+    _ab_row("all", *totals)
+    print(f"other: {other}")
+
+
+def _ab_row(name: str, plain: float, other: float, this: float) -> None:
+    plain = max(plain, 1e-3)
+    print(f"{name:<40}{plain:>10.2f}{other:>10.2f}{other / plain:>8.1f}{this:>10.2f}{this / plain:>8.1f}"
+          f"{this / max(other, 1e-3):>12.2f}", flush=True)
 
 
 def main() -> None:
     if sys.argv[1:2] == ["--child"]:
         child(sys.argv[2], sys.argv[3])
         return
-    paths = [os.path.abspath(p) for p in sys.argv[1:]] or sorted(glob.glob(os.path.join(CORPUS, "*.py")))
+    import argparse
+
+    parser = argparse.ArgumentParser(description="the real-program corpus under the tutor against python")
+    parser.add_argument("--against", metavar="DIR", help="a folder holding another version's src, run beside this one")
+    parser.add_argument("paths", nargs="*", metavar="PATH", help="programs (default: the whole corpus)")
+    options = parser.parse_args()
+    paths = [os.path.abspath(p) for p in options.paths] or sorted(glob.glob(os.path.join(CORPUS, "*.py")))
+    if options.against:
+        against(options.against, paths)
+        return
     print(f"{'program':<40}{'python s':>10}{'floor s':>10}{'ratio':>8}{'tutor s':>10}{'ratio':>8}")
     total_p = total_f = total_t = 0.0
     for path in paths:
