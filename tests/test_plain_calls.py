@@ -103,6 +103,14 @@ def test_a_function_whose_calls_repeat_themselves_is_run_unstepped_after_them(pr
     assert last["output"] == "tensor([2., 2.])\n"
 
 
+def test_a_function_none_of_whose_calls_showed_a_step_is_never_left(program):
+    # --max-iterations 0: double's line says nothing new from its first call
+    # on, so no call of it was shown; "which was shown above" would not be true.
+    doc = explain_json(program(DOUBLE), options=("--max-iterations", "0"))
+    assert "quiet_functions" not in doc
+    assert [s["function"] for s in doc["steps"] if s["function"] == "double"] == []
+
+
 def test_a_function_whose_calls_raise_now_and_then_is_stepped_on_every_call(program):
     # Every third call raises, and catches, an exception: never five calls
     # in a row that only repeat what was shown.
