@@ -854,7 +854,8 @@ class Engine:
         self.tracer.quiet(code)
         caller = self._stack[-2] if len(self._stack) > 1 and self._stack[-1] is state else None
         if not plain and caller is not None and caller.stmt is not None:
-            told = UnfollowedRecord(caller.stmt.start, function_name(code), plain_calls.stepped_calls(code), plain_calls.after)
+            stepped = plain_calls.stepped_calls(code)
+            told = UnfollowedRecord(caller.stmt.start, function_name(code), stepped, plain_calls.after)
             observer.add_record(told, caller.origin.exec_id)
 
     def _begin(self, state: _Frame, stmt: StatementInfo, lasti: int, frame: FrameType) -> None:

@@ -26,10 +26,10 @@ quiet too, and is said to be (see ``Engine._end_call``): from then on the
 nodes it makes are tagged with the line that called it, as a library
 module's are, and what the observer records in it (a backward, an
 optimizer's step) is told at that line. Its local names are no longer
-looked at, and its steps are not counted among the repeated steps. Functions that rebind globals, hooks and custom
-Functions' methods called by autograd, and saved-tensor hooks are never
-made quiet that way. Generators, coroutines and module code are never
-made quiet.
+looked at, and its steps are not counted among the repeated steps.
+Functions that rebind globals, hooks and custom Functions' methods called
+by autograd, and saved-tensor hooks are never made quiet that way.
+Generators, coroutines and module code are never made quiet.
 """
 
 from __future__ import annotations
