@@ -38,6 +38,8 @@ import subprocess
 import sys
 import time
 
+from other_version import child_env, sources_in
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 CORPUS = os.path.join(HERE, "..", "tests", "corpus")
 
@@ -119,7 +121,7 @@ def warm_up(path: str) -> None:
 def measure(kind: str, path: str, src: str | None = None) -> float:
     """One measurement in a child process; ``src``: the tutor's sources it
     imports (else this checkout's)."""
-    env = None if src is None else {**os.environ, "PYTHONPATH": src}
+    env = child_env(src)
     done = subprocess.run(
         [sys.executable, os.path.abspath(__file__), "--child", kind, path],
         capture_output=True, text=True, check=True, env=env,
@@ -130,9 +132,7 @@ def measure(kind: str, path: str, src: str | None = None) -> float:
 def against(other: str, paths: list[str]) -> None:
     """python, the tutor from ``other`` (a folder holding another version's
     src) and this one, program by program."""
-    other_src = os.path.join(os.path.abspath(other), "src")
-    if not os.path.isdir(os.path.join(other_src, "gradtutor")):
-        raise SystemExit(f"bench_corpus: --against {other}: no src/gradtutor there (make it with git archive REV src)")
+    other_src = sources_in(other, "bench_corpus")
     print(f"{'program':<40}{'python s':>10}{'other s':>10}{'ratio':>8}{'this s':>10}{'ratio':>8}{'this/other':>12}")
     totals = [0.0, 0.0, 0.0]
     for path in paths:

@@ -43,6 +43,8 @@ import sys
 import tempfile
 import textwrap
 
+from other_version import child_env, sources_in
+
 # The training loop's model, optimizer and batch (bench_calls times the same loop).
 MLP = """
 import torch
@@ -158,7 +160,7 @@ def child(kind: str, source: str) -> None:
 
 def run_in_child(kind: str, source: str, src: str | None = None) -> float:
     """RESULT of one run in a child process; ``src``: the tutor's sources it imports (else this checkout's)."""
-    env = None if src is None else {**os.environ, "PYTHONPATH": src}
+    env = child_env(src)
     done = subprocess.run(
         [sys.executable, os.path.abspath(__file__), "--child", kind],
         input=source, capture_output=True, text=True, check=True, env=env,
@@ -169,9 +171,7 @@ def run_in_child(kind: str, source: str, src: str | None = None) -> float:
 def against(other: str, repeats: int) -> None:
     """python, the tutor from ``other`` (a folder holding another version's
     src) and this one, run alternately: medians, minimums and the ratios."""
-    other_src = os.path.join(os.path.abspath(other), "src")
-    if not os.path.isdir(os.path.join(other_src, "gradtutor")):
-        raise SystemExit(f"bench_loops: --against {other}: no src/gradtutor there (make it with git archive REV src)")
+    other_src = sources_in(other, "bench_loops")
     for title, source, scale, unit in (
         ("training loop, one iteration", TRAINING.format(iterations=300, quantile=20), 1e3, "ms"),
         ("growing loop, one hidden iteration at 2,000", GROWING_AB.format(iterations=2000), 1e6, "µs"),
