@@ -20,7 +20,8 @@ call of library code reaches it.
 
 A/B, another version of the tutor against this one on a machine whose
 speed moves between runs: ``--against DIR`` (DIR holds that version's
-``src``, as ``git archive REV src | tar -x -C DIR`` makes it) runs each
+``src`` and ``lessons``, as ``git archive REV src lessons | tar -x -C DIR``
+makes it) runs each
 program under python, under that version and under this one, one after
 the other, before the next program.
 

@@ -23,8 +23,9 @@ and the floor plainly, the tutor as ``gradtutor`` does (gradtutor.torch_import).
 Run: .venv/bin/python bench/bench_loops.py
 
 A/B, another version of the tutor against this one, on a machine whose speed
-moves between runs: ``--against DIR`` (DIR holds that version's ``src``,
-made by ``git archive REV src | tar -x -C DIR``) runs python, that version
+moves between runs: ``--against DIR`` (DIR holds that version's ``src``
+and ``lessons``, made by ``git archive REV src lessons | tar -x -C DIR``)
+runs python, that version
 and this one alternately, ``--repeats N`` times (default 5), and prints for
 each the median and the minimum over the runs, and the two versions'
 ratio. Each run's figure is then the 20th percentile of its iteration

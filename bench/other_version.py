@@ -1,7 +1,9 @@
 """For ``--against DIR``: another version of the tutor run beside this one.
 
-DIR holds that version's ``src`` (``git archive REV src | tar -x -C DIR``);
-a child process imports it when its ``PYTHONPATH`` starts there.
+DIR holds that version's ``src`` and ``lessons`` (``git archive REV src
+lessons | tar -x -C DIR``): a child process imports the tutor from ``src``
+when its ``PYTHONPATH`` starts there, and the tutor finds its explanations
+in ``lessons`` beside it (without them every run of it fails at once).
 """
 
 from __future__ import annotations
@@ -10,10 +12,15 @@ import os
 
 
 def sources_in(other: str, script: str) -> str:
-    """The ``src`` folder in ``other``; the script stops, saying why, when there is none."""
+    """The ``src`` folder in ``other``; the script stops, saying why, when
+    it or the ``lessons`` beside it is missing."""
     src = os.path.join(os.path.abspath(other), "src")
-    if not os.path.isdir(os.path.join(src, "gradtutor")):
-        raise SystemExit(f"{script}: --against {other}: no src/gradtutor there (make it with git archive REV src)")
+    for needed in (os.path.join(src, "gradtutor"), os.path.join(other, "lessons")):
+        if not os.path.isdir(needed):
+            raise SystemExit(
+                f"{script}: --against {other}: no {os.path.relpath(needed, other)} there "
+                "(make it with git archive REV src lessons | tar -x -C DIR)"
+            )
     return src
 
 
