@@ -357,7 +357,7 @@ class TagRegistry:
         if isinstance(tag, LeafTag):
             return tag.ref() is not None
         entry = self.node_tags.get(tag.table_key)
-        return entry is not None and entry[1] is tag and sys.getrefcount(entry[0]) > _ALONE
+        return entry is not None and entry[1] is tag and _held(entry) > _ALONE
 
     def out_of_reach(self, node_id: str, freed_too: bool = False) -> bool:
         """Is the node of ``node_id`` known to be where no walk from a live
@@ -727,22 +727,21 @@ _FIRST_SWEEP = 4096  # side-table entries before the first sweep; then twice the
 
 
 def _dead_keys(table: dict[int, tuple[dict[Any, Any], NodeTag]]) -> list[int]:
-    """Keys whose metadata dict nobody but the table holds: the node died.
-    (Counted in one place, so the count of an unshared dict is measured by
-    the same code that counts.)"""
-    return [key for key, entry in table.items() if sys.getrefcount(entry[0]) <= _ALONE]
+    """Keys whose metadata dict nobody but the table holds: the node died."""
+    return [key for key, entry in table.items() if _held(entry) <= _ALONE]
 
 
-def _alone_count() -> int:
-    probe: dict[int, tuple[dict[Any, Any], Any]] = {0: ({}, None)}
-    key, entry = next(iter(probe.items()))
-    del key
-    count = sys.getrefcount(entry[0])
-    del entry
-    return count
+def _held(entry: tuple[dict[Any, Any], Any]) -> int:
+    """The references to a side-table entry's metadata dict, counted in one
+    place for every caller and for ``_ALONE``: what a count includes (the
+    call's own references) depends on the code that counts, not only on
+    who holds the dict."""
+    return sys.getrefcount(entry[0])
 
 
-_ALONE = _alone_count()
+# The count of a dict that only its entry holds: an entry's node is alive
+# while its metadata dict is held by more.
+_ALONE = _held(({}, None))
 
 
 class hidden_from_user_modes:
