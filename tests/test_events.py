@@ -704,9 +704,32 @@ def test_counts_of_parameters_agree_with_their_number(program):
     text = subprocess.run([sys.executable, "-m", "gradtutor", "explain", "--plain", "--width", "200", str(path)],
                           capture_output=True, text=True, timeout=120).stdout
     assert "model's gradients were added to, not replaced (1 parameter)" in text
-    assert "while 1 parameter of model already held" in text
+    assert "which added its gradients to those already held by 1 parameter of model," in text
     assert "model's gradients were cleared (1 parameter)" in text
     assert "1 parameters" not in text
+
+
+def test_gradients_added_to_are_counted_apart_from_ones_the_backward_did_not_reach(program):
+    """Both parameters hold a gradient before the second backward, which
+    reaches the weight only: one parameter was added to, and the words do
+    not say that only one held a gradient (the old text's "while 1
+    parameter of model already held gradients" was false: both did)."""
+    import subprocess
+    import sys
+
+    path = program("""
+        import torch
+        model = torch.nn.Linear(2, 1)
+        model(torch.ones(1, 2)).sum().backward()
+        model.weight.sum().backward()
+    """)
+    text = " ".join(subprocess.run(
+        [sys.executable, "-m", "gradtutor", "explain", "--plain", "--width", "200", str(path)],
+        capture_output=True, text=True, timeout=120,
+    ).stdout.split())
+    assert "model's gradients were added to, not replaced (1 parameter)" in text
+    assert "Line 4 ran backward, which added its gradients to those already held by 1 parameter of model," in text
+    assert "already held gradients" not in text
 
 
 def doc_events(doc):

@@ -357,7 +357,7 @@ def test_an_explanation_is_given_once_in_the_same_words():
     line: both say so, the second without the paragraph the first gave. Each
     line that accumulates (27, 42, 58) gets its own paragraph: other words."""
     text = " ".join(explain_text(CORPUS / "grad_accumulation.py").split())
-    paragraph = re.findall(r"Line (\d+) ran backward while \d+ parameters of model already held gradients", text)
+    paragraph = re.findall(r"Line (\d+) ran backward, which added its gradients to those already held by \d+ parameters of model,", text)
     assert sorted(paragraph) == ["27", "42", "58"]
     assert text.count("model's gradients were added to, not replaced") > len(paragraph)
 
