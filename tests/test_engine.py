@@ -172,6 +172,32 @@ def test_a_statement_that_runs_the_users_code_midway_is_drawn_in_parts(program):
     assert first.get("inside") is True and "inside" not in second
     edges = {tuple(e) for e in graph["edges"] if e[0] in statements and e[1] in statements}
     assert edges == {(first["id"], block["id"]), (block["id"], second["id"])}
+    # x went into the first Linear: the first part.
+    [x] = [n["id"] for n in graph["nodes"] if n.get("names") == ["x"]]
+    assert [e[1] for e in graph["edges"] if e[0] == x] == [first["id"]]
+
+
+@pytest.mark.parametrize("expression, into", [
+    ("(inner(w * 3) * data).sum()", "last"),  # data is read after inner's line ran
+    ("(inner(w * data) * 2).sum()", "first"),  # data is read before it
+])
+def test_a_const_is_drawn_into_the_part_of_a_statement_that_read_it(program, expression, into):
+    """A statement drawn in parts (its own ops before and after the line
+    of a call it made): a const it read goes into the part whose op took
+    it, not into whichever part comes first."""
+    doc = explain_json(program(f"""
+        import torch
+        w = torch.ones(3, requires_grad=True)
+        data = torch.ones(3)
+        def inner(v):
+            return v * 2
+        loss = {expression}
+    """))
+    graph = doc["steps"][-1]["graph"]
+    parts = [n["id"] for n in graph["nodes"] if n["kind"] == "statement" and n["line"] == 6]
+    assert len(parts) == 2
+    [data] = [n["id"] for n in graph["nodes"] if n.get("names") == ["data"]]
+    assert [e[1] for e in graph["edges"] if e[0] == data] == [parts[-1] if into == "last" else parts[0]]
 
 
 def test_the_graph_of_a_gradient_made_with_create_graph_belongs_to_the_backward_line(program):

@@ -47,7 +47,7 @@ class Origin:
 
     __slots__ = (
         "exec_id", "line", "source", "_label", "function", "filename", "const_reads", "step_id", "parts", "value",
-        "targets",
+        "targets", "const_inputs", "const_into",
     )
 
     def __init__(
@@ -70,6 +70,13 @@ class Origin:
         self.targets: tuple[str, ...] = getattr(label, "targets", ())
         self.function = function
         self.const_reads: tuple[LeafTag, ...] = ()
+        # While it runs: id() of each tensor without requires_grad that an
+        # op it made a node with took as an input -> the first such node's
+        # id (the observer notes them). Once it ended: the node id of each
+        # const it read (``const_reads``) -> that node's, where one was
+        # noted: the part of the statement the const went into.
+        self.const_inputs: dict[int, str] | None = None
+        self.const_into: dict[str, str] = {}
         # The step (line execution) it belongs to: itself, or for one of the
         # statements of a line like ``u = x ** 2; v = u * 3``, the line's.
         self.step_id = exec_id

@@ -1443,6 +1443,9 @@ class Engine:
                 tag = self.registry.leaf_tag(value)
                 if so_far or name not in stmt.passed or read_at.get(tag.serial, 0) <= origin.exec_id:
                     consts.append(tag)
+                    into = origin.const_inputs.get(id(value)) if origin.const_inputs is not None else None
+                    if into is not None:
+                        origin.const_into[tag.node_id] = into
                 tag.read_as = (name, origin.function)
             elif in_function and value.grad_fn is None:
                 known = self.registry.known_leaf(value)  # (tagged if a graph of the statement uses it)
@@ -1451,6 +1454,7 @@ class Engine:
         origin.const_reads = tuple(consts)
         if so_far:
             return
+        origin.const_inputs = None  # (ids of tensors that may die now: what they told is in const_into)
         if len(read_at) > 100_000:
             read_at.clear()  # (forgetting only risks drawing a const's edge twice)
         for tag in consts:

@@ -141,9 +141,8 @@ def group_statements(
     for exec_id in sorted(const_nodes):
         for const in const_nodes.get(exec_id, ()):
             consts.setdefault(const.id, const)
-            # (into its first part, as a statement drawn in parts has them)
             group = statement_group(exec_id)
-            link(const.id, first_parts.get(group, group))
+            link(const.id, _const_part(const.id, exec_id, group, origins, group_of, first_parts, parts))
     for edge in ops.edges:
         link(group_of[edge.src], group_of[edge.dst])
 
@@ -151,6 +150,29 @@ def group_statements(
     # is in the op graph too: drawn once, as what it is now.
     ordered = [c for c in consts.values() if c.id not in nodes] + [nodes[g] for g in order]
     return Graph(tuple(ordered), tuple(edges))
+
+
+def _const_part(
+    const: str, exec_id: int, group: str, origins: Mapping[int, Any], group_of: Mapping[str, str],
+    first_parts: Mapping[str, str], parts: _StatementParts,
+) -> str:
+    """The node of statement execution ``exec_id`` (``group``, or one of its
+    parts) that the const ``const`` went into: the part of the first op
+    that took it, as the observer noted (``Origin.const_into``); else the
+    part holding what the statement made before a name held it (see
+    ``_split_named_parts``); else its last part, the only one computed
+    from all the others. (In ``loss = ((layer(data) - target) **
+    2).mean()``, where a parametrization's forward that the tutor no longer
+    follows made the first part from the weight alone, data and target went
+    into the last one; in ``model(x)`` on a Sequential with a module of the
+    user's in the middle, x into the first.)"""
+    origin = origins.get(exec_id)
+    into = origin.const_into.get(const) if origin is not None else None
+    if into is not None:
+        part = group_of.get(into)
+        if part is not None and (part == group or part.startswith(group + "~")):
+            return part
+    return first_parts.get(group) or parts.current.get(exec_id, group)
 
 
 def statement_group(step: Any) -> str:

@@ -637,7 +637,9 @@ class CallObserver(TorchFunctionMode):
             try:
                 if no_grad:
                     self._no_grad_outputs(args, kwargs, out)
-                self._tag_outputs(out)
+                made = self._tag_outputs(out)
+                if made is not None:
+                    self._note_const_inputs(args, kwargs, made)
             finally:
                 if trace is not None:
                     _settrace(trace)
@@ -686,7 +688,24 @@ class CallObserver(TorchFunctionMode):
     def _after_call(self, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any) -> None:
         if not _grad_enabled() and not self.in_backward:
             self._no_grad_outputs(args, kwargs, out)
-        self._tag_outputs(out)
+        made = self._tag_outputs(out)
+        if made is not None:
+            self._note_const_inputs(args, kwargs, made)
+
+    def _note_const_inputs(self, args: tuple[Any, ...], kwargs: dict[str, Any], tag: ag.NodeTag) -> None:
+        """The tensors without requires_grad that a call took, which made
+        the node of ``tag`` (``data`` of ``F.linear(data, w)``), noted on the
+        statement running (``Origin.const_inputs``): which part of a
+        statement drawn in parts a const it read went into (see
+        ``grouping._const_part``)."""
+        origin = self.context.origin
+        noted = origin.const_inputs
+        for value in (*args, *kwargs.values()):
+            for t in _tensors_in(value):
+                if not t.requires_grad:
+                    if noted is None:
+                        noted = origin.const_inputs = {}
+                    noted.setdefault(id(t), tag.node_id)
 
     def _no_grad_outputs(self, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any) -> None:
         """Under no_grad, a call on tensors that require grad makes tensors
@@ -710,18 +729,23 @@ class CallObserver(TorchFunctionMode):
                 made[id(t)] = ref
                 self.add_record(DetachRecord(self.context.line, "no_grad", ref))
 
-    def _tag_outputs(self, out: Any) -> None:
+    def _tag_outputs(self, out: Any) -> ag.NodeTag | None:
+        """Tag the nodes of the call's result (a tensor, or those of a tuple
+        or list); return the first one's tag."""
+        first = None
         if isinstance(out, torch.Tensor):
             fn = ag.grad_fn_of(out)
             if fn is not None:
-                self.registry.tag_graph(fn, self.context.origin, out)
+                first = self.registry.tag_graph(fn, self.context.origin, out)
                 self._tag_tangent(out)
         elif isinstance(out, (tuple, list)):
             for t in out:
                 fn = ag.grad_fn_of(t) if isinstance(t, torch.Tensor) else None
                 if fn is not None:
-                    self.registry.tag_graph(fn, self.context.origin)
+                    tag = self.registry.tag_graph(fn, self.context.origin)
+                    first = first or tag
                     self._tag_tangent(t)
+        return first
 
     def _tag_tangent(self, out: torch.Tensor) -> None:
         """A dual tensor's tangent (forward-mode AD) is computed by the op's
@@ -1037,7 +1061,9 @@ class CallObserver(TorchFunctionMode):
             self.inplace_history.append(rec)
             if len(self.inplace_history) > 256:
                 del self.inplace_history[:128]
-            self._tag_outputs(target)
+            made = self._tag_outputs(target)
+            if made is not None:
+                self._note_const_inputs(args, kwargs, made)
             after = ag.grad_fn_of(target)
             if before is not None and after is not None and after is not before:
                 # The same tensor, a new node: the statement view draws them as one.
