@@ -709,6 +709,30 @@ def test_counts_of_parameters_agree_with_their_number(program):
     assert "1 parameters" not in text
 
 
+def test_a_name_moved_off_a_result_says_its_node_stays_not_the_tensor(program):
+    """``y = y * 3`` leaves the node that computed the old y in the graph;
+    the old tensor itself is freed (the multiplication saved only the 3).
+    A leaf the graph uses is kept itself: its words stay as they were."""
+    import subprocess
+    import sys
+
+    path = program("""
+        import torch
+        x = torch.ones(2, requires_grad=True)
+        y = x * 3
+        y = y * 3
+        x = x * 2
+    """)
+    text = " ".join(subprocess.run(
+        [sys.executable, "-m", "gradtutor", "explain", "--plain", "--width", "200", str(path)],
+        capture_output=True, text=True, timeout=120,
+    ).stdout.split())
+    assert "y moved on, but the node of its old value is still in the graph" in text
+    assert "the node that computed the tensor y used to name is still part of the graph" in text
+    assert "x moved on, but the old tensor is still in the graph" in text
+    assert "y moved on, but the old tensor" not in text
+
+
 def test_gradients_added_to_are_counted_apart_from_ones_the_backward_did_not_reach(program):
     """Both parameters hold a gradient before the second backward, which
     reaches the weight only: one parameter was added to, and the words do

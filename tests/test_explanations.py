@@ -15,6 +15,7 @@ SAMPLES = [
     Event.make("name-bound", 3, name="x", node="t1"),
     Event.make("name-rebound", 4, name="x", old_in_graph=False, old_node=None, node="t2"),
     Event.make("name-rebound", 4, name="x", old_in_graph=True, old_node="t1", node="n2"),
+    Event.make("name-rebound", 4, name="h", old_in_graph=True, old_node="n1", node="n2"),
     Event.make("name-rebound", 4, name="model", old_in_graph=True, module=True),
     Event.make("name-rebound", 4, name="model", old_in_graph=False, module=True),
     Event.make("backward", 5, api="backward", root="loss", retain_graph=False, create_graph=False, freed=2),

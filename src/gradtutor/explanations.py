@@ -35,6 +35,7 @@ OPTIONAL_FIELDS = ("fallback", "title_fallback")
 EXPLANATION_KEYS: tuple[str, ...] = (
     *(k for k in EVENT_KINDS if k not in ("error", "warning", "grad-reset", "requires-grad")),
     "name-rebound/old-in-graph",
+    "name-rebound/old-result-in-graph",
     "name-rebound/module-old-in-graph",
     "name-rebound/module",
     "backward/retain-graph",
@@ -96,7 +97,10 @@ def explanation_key(event: Event) -> str:
     if event.kind == "name-rebound" and event.get("module"):
         return "name-rebound/module-old-in-graph" if event.get("old_in_graph") else "name-rebound/module"
     if event.kind == "name-rebound" and event.get("old_in_graph"):
-        return "name-rebound/old-in-graph"
+        # (not a leaf: what stays in the graph is the node that computed it;
+        # the tensor itself is freed unless an op saved it)
+        old = event.get("old_node")
+        return "name-rebound/old-result-in-graph" if isinstance(old, str) and old[:1] == "n" else "name-rebound/old-in-graph"
     if event.kind == "backward" and event.get("api") == "autograd.grad":
         if event.get("create_graph"):
             return "backward/grad-create-graph"
