@@ -689,20 +689,28 @@ def test_gradients_added_to_a_module_count_every_parameter_whatever_its_other_na
     assert [(e["name"], e.get("parameters")) for e in events(doc, "grad-accumulated")] == [("model", 2)]
 
 
-def test_counts_of_parameters_agree_with_their_number(program):
+def plain_narration(path) -> str:
+    """``gradtutor explain --plain`` of the program at ``path``, its lines
+    joined into one (a sentence may wrap)."""
     import subprocess
     import sys
 
-    path = program("""
+    done = subprocess.run(
+        [sys.executable, "-m", "gradtutor", "explain", "--plain", "--width", "200", str(path)],
+        capture_output=True, text=True, timeout=120,
+    )
+    return " ".join(done.stdout.split())
+
+
+def test_counts_of_parameters_agree_with_their_number(program):
+    text = plain_narration(program("""
         import torch
         model = torch.nn.Linear(3, 1, bias=False)
         opt = torch.optim.SGD(model.parameters(), lr=0.1)
         model(torch.ones(2, 3)).sum().backward()
         model(torch.ones(2, 3)).sum().backward()
         opt.zero_grad()
-    """)
-    text = subprocess.run([sys.executable, "-m", "gradtutor", "explain", "--plain", "--width", "200", str(path)],
-                          capture_output=True, text=True, timeout=120).stdout
+    """))
     assert "model's gradients were added to, not replaced (1 parameter)" in text
     assert "which added its gradients to those already held by 1 parameter of model," in text
     assert "model's gradients were cleared (1 parameter)" in text
@@ -713,20 +721,13 @@ def test_a_name_moved_off_a_result_says_its_node_stays_not_the_tensor(program):
     """``y = y * 3`` leaves the node that computed the old y in the graph;
     the old tensor itself is freed (the multiplication saved only the 3).
     A leaf the graph uses is kept itself: its words stay as they were."""
-    import subprocess
-    import sys
-
-    path = program("""
+    text = plain_narration(program("""
         import torch
         x = torch.ones(2, requires_grad=True)
         y = x * 3
         y = y * 3
         x = x * 2
-    """)
-    text = " ".join(subprocess.run(
-        [sys.executable, "-m", "gradtutor", "explain", "--plain", "--width", "200", str(path)],
-        capture_output=True, text=True, timeout=120,
-    ).stdout.split())
+    """))
     assert "y moved on, but the node of its old value is still in the graph" in text
     assert "the node that computed the tensor y used to name is still part of the graph" in text
     assert "x moved on, but the old tensor is still in the graph" in text
@@ -738,19 +739,12 @@ def test_gradients_added_to_are_counted_apart_from_ones_the_backward_did_not_rea
     reaches the weight only: one parameter was added to, and the words do
     not say that only one held a gradient (the old text's "while 1
     parameter of model already held gradients" was false: both did)."""
-    import subprocess
-    import sys
-
-    path = program("""
+    text = plain_narration(program("""
         import torch
         model = torch.nn.Linear(2, 1)
         model(torch.ones(1, 2)).sum().backward()
         model.weight.sum().backward()
-    """)
-    text = " ".join(subprocess.run(
-        [sys.executable, "-m", "gradtutor", "explain", "--plain", "--width", "200", str(path)],
-        capture_output=True, text=True, timeout=120,
-    ).stdout.split())
+    """))
     assert "model's gradients were added to, not replaced (1 parameter)" in text
     assert "Line 4 ran backward, which added its gradients to those already held by 1 parameter of model," in text
     assert "already held gradients" not in text
