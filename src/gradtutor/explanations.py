@@ -97,8 +97,9 @@ def explanation_key(event: Event) -> str:
     if event.kind == "name-rebound" and event.get("module"):
         return "name-rebound/module-old-in-graph" if event.get("old_in_graph") else "name-rebound/module"
     if event.kind == "name-rebound" and event.get("old_in_graph"):
-        # (not a leaf: what stays in the graph is the node that computed it;
-        # the tensor itself is freed unless an op saved it)
+        # (not a leaf, whose id is "t…", but a node's, "n…": see
+        # autograd_graph's LeafTag and NodeTag. What stays in the graph is
+        # the node that computed it; the tensor is freed unless an op saved it.)
         old = event.get("old_node")
         return "name-rebound/old-result-in-graph" if isinstance(old, str) and old[:1] == "n" else "name-rebound/old-in-graph"
     if event.kind == "backward" and event.get("api") == "autograd.grad":

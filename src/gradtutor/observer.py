@@ -637,9 +637,7 @@ class CallObserver(TorchFunctionMode):
             try:
                 if no_grad:
                     self._no_grad_outputs(args, kwargs, out)
-                made = self._tag_outputs(out)
-                if made is not None:
-                    self._note_const_inputs(args, kwargs, made)
+                self._tag_made(args, kwargs, out)
             finally:
                 if trace is not None:
                     _settrace(trace)
@@ -688,16 +686,17 @@ class CallObserver(TorchFunctionMode):
     def _after_call(self, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any) -> None:
         if not _grad_enabled() and not self.in_backward:
             self._no_grad_outputs(args, kwargs, out)
-        made = self._tag_outputs(out)
-        if made is not None:
-            self._note_const_inputs(args, kwargs, made)
+        self._tag_made(args, kwargs, out)
 
-    def _note_const_inputs(self, args: tuple[Any, ...], kwargs: dict[str, Any], tag: ag.NodeTag) -> None:
-        """The tensors without requires_grad that a call took, which made
-        the node of ``tag`` (``data`` of ``F.linear(data, w)``), noted on the
-        statement running (``Origin.const_inputs``): which part of a
-        statement drawn in parts a const it read went into (see
-        ``grouping._const_part``)."""
+    def _tag_made(self, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any) -> None:
+        """Tag the nodes the call made (``out``: its result, or the tensor it
+        changed in place), and note the tensors without requires_grad it
+        took (``data`` of ``F.linear(data, w)``) on the statement running
+        (``Origin.const_inputs``): which part of a statement drawn in parts
+        a const it read went into (see ``grouping._const_part``)."""
+        tag = self._tag_outputs(out)
+        if tag is None:
+            return
         origin = self.context.origin
         noted = origin.const_inputs
         for value in (*args, *kwargs.values()):
@@ -1061,9 +1060,7 @@ class CallObserver(TorchFunctionMode):
             self.inplace_history.append(rec)
             if len(self.inplace_history) > 256:
                 del self.inplace_history[:128]
-            made = self._tag_outputs(target)
-            if made is not None:
-                self._note_const_inputs(args, kwargs, made)
+            self._tag_made(args, kwargs, target)
             after = ag.grad_fn_of(target)
             if before is not None and after is not None and after is not before:
                 # The same tensor, a new node: the statement view draws them as one.
